@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// MetaRouter Swift: zero package dependencies. Each built-in behaviour is a plugin module
+/// that imports only `MetaRouterCore`, which proves the public plugin API is sufficient.
+let package = Package(
+    name: "MetaRouter",
+    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
+    products: [
+        .library(name: "MetaRouter", targets: ["MetaRouter"]),
+        .library(name: "MetaRouterCore", targets: ["MetaRouterCore"]),
+        .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
+    ],
+    targets: [
+        .target(name: "MetaRouterCore", path: "Sources/MetaRouterCore"),
+        .target(name: "MetaRouterIdentity", dependencies: ["MetaRouterCore"], path: "Plugins/Identity"),
+        .target(name: "MetaRouterContext", dependencies: ["MetaRouterCore"], path: "Plugins/Context"),
+        .target(name: "MetaRouterAdvertisingID", dependencies: ["MetaRouterCore"], path: "Plugins/AdvertisingID"),
+        .target(name: "MetaRouterDelivery", dependencies: ["MetaRouterCore"], path: "Plugins/Delivery"),
+        .target(
+            name: "MetaRouter",
+            dependencies: [
+                "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
+                "MetaRouterAdvertisingID", "MetaRouterDelivery",
+            ],
+            path: "Sources/MetaRouter"
+        ),
+        .target(name: "MetaRouterTesting", dependencies: ["MetaRouterCore"], path: "Sources/MetaRouterTesting"),
+        .testTarget(
+            name: "MetaRouterCoreTests",
+            dependencies: ["MetaRouterCore", "MetaRouterTesting"],
+            path: "Tests/MetaRouterCoreTests"
+        ),
+        .testTarget(
+            name: "MetaRouterPluginTests",
+            dependencies: [
+                "MetaRouter", "MetaRouterTesting", "MetaRouterIdentity", "MetaRouterContext",
+                "MetaRouterAdvertisingID",
+            ],
+            path: "Tests/MetaRouterPluginTests"
+        ),
+        .testTarget(
+            name: "MetaRouterDeliveryTests",
+            dependencies: ["MetaRouter", "MetaRouterDelivery", "MetaRouterTesting"],
+            path: "Tests/MetaRouterDeliveryTests",
+            exclude: ["Fixtures"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,66 @@
+import Foundation
+import MetaRouterCore
+
+/// Keeps the advertising identifier (IDFA) the host app obtained with the user's consent,
+/// persisted under `metarouter:advertising_id`, and places it at
+/// `context.device.advertisingId` on every event.
+///
+/// Only values that parse as a UUID are accepted; anything else is rejected with a warning and
+/// the previous value stays. `nil`, `clear()` and `reset()` remove it from memory and storage.
+public final class AdvertisingIDPlugin: EventPlugin {
+    /// The storage key, as the MetaRouter iOS SDK names it.
+    public static let storageKey = "metarouter:advertising_id"
+
+    /// Runs after identity and context, so the device object exists to be completed.
+    public let type = PluginType.before
+
+    /// The current advertising id, if any.
+    public private(set) var advertisingId: String?
+
+    private var store: (any KeyValueStore)?
+    private var logger: Logger?
+
+    /// Creates the plugin; it loads the stored id when it joins a client.
+    public init() {}
+
+    /// Loads the stored id.
+    public func configure(analytics: AnalyticsClient) {
+        store = analytics.configuration.storage
+        logger = analytics.logger
+        advertisingId = store?.string(forKey: Self.storageKey)
+    }
+
+    /// Sets (or, with `nil`, clears) the id. Invalid values are rejected with a warning.
+    public func set(_ newValue: String?) {
+        guard let newValue else {
+            clear()
+            return
+        }
+        let trimmed = newValue.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard UUID(uuidString: trimmed) != nil else {
+            logger?.warning("rejected advertising id \"\(newValue)\": not a UUID")
+            return
+        }
+        advertisingId = trimmed
+        store?.set(trimmed, forKey: Self.storageKey)
+    }
+
+    /// Removes the id from memory and storage.
+    public func clear() {
+        advertisingId = nil
+        store?.set(nil, forKey: Self.storageKey)
+    }
+
+    /// Adds `context.device.advertisingId` when an id is set.
+    public func execute(event: Event) -> Event? {
+        guard let advertisingId else { return event }
+        var event = event
+        var device = event.context["device"]?.objectValue ?? [:]
+        device["advertisingId"] = .string(advertisingId)
+        event.context["device"] = .object(device)
+        return event
+    }
+
+    /// Clears the id.
+    public func reset() { clear() }
+}

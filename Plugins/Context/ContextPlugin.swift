@@ -1,0 +1,57 @@
+import Foundation
+import MetaRouterCore
+
+/// Fills `context` — app, device, os, library, locale, timezone (and screen on Apple) — on
+/// every event. The context is computed once when the plugin joins a client, not per event;
+/// context given per call is merged over it (per-call values win, objects merge key by key).
+public final class ContextPlugin: Plugin {
+    /// Runs after identity, before user enrichment.
+    public let type = PluginType.before
+
+    /// The context added to every event.
+    public private(set) var baseContext: [String: JSON] = [:]
+
+    private let overrides: [String: JSON]
+    private let screen: [String: JSON]?
+
+    /// Creates the plugin. `extra` is merged into the computed context (e.g. a deployment name).
+    /// On Apple platforms the screen is read here when created on the main thread.
+    public init(extra: [String: JSON] = [:]) {
+        overrides = extra
+        #if canImport(UIKit) || canImport(AppKit)
+        screen = ApplePlatform.screen()
+        #else
+        screen = nil
+        #endif
+    }
+
+    /// Computes the context once.
+    public func configure(analytics: AnalyticsClient) {
+        var computed = PlatformContext.collect(application: analytics.configuration.application)
+        computed["screen"] = screen.map(JSON.object)
+        baseContext = ContextMerge.merge(computed, overrides)
+    }
+
+    /// Sets the base context, merging in what the event already carries.
+    public func execute(event: Event) -> Event? {
+        var event = event
+        event.context = event.context.isEmpty ? baseContext : ContextMerge.merge(baseContext, event.context)
+        return event
+    }
+}
+
+/// Deep merge of context objects.
+public enum ContextMerge {
+    /// `base` with `overlay` on top: nested objects merge key by key, anything else is replaced.
+    public static func merge(_ base: [String: JSON], _ overlay: [String: JSON]) -> [String: JSON] {
+        var result = base
+        for (key, value) in overlay {
+            if case .object(let overlayObject) = value, case .object(let baseObject)? = result[key] {
+                result[key] = .object(merge(baseObject, overlayObject))
+            } else {
+                result[key] = value
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import MetaRouterCore
+
+/// How a destination puts events on the wire. The delivery machinery (queue, batching, retry,
+/// breaker) is shared; a destination supplies its format and endpoint.
+public protocol BatchFormat: Sendable {
+    /// Encodes one event when it is queued (without `sentAt`).
+    func encode(_ event: Event) -> [UInt8]
+    /// The request body for `events`, stamping `sentAt` on each.
+    func body(for events: [QueuedEvent], sentAt: Date) -> Data
+    /// Headers every request carries (besides `Idempotency-Key` and `Trace`).
+    var headers: [String: String] { get }
+}
+
+/// MetaRouter's (Segment-compatible) format: `{"batch":[event,…]}`, each event's keys sorted
+/// with `sentAt` written last, `writeKey` in every event.
+public struct MetaRouterBatchFormat: BatchFormat {
+    private let writeKey: String
+
+    /// The format for `writeKey`.
+    public init(writeKey: String) { self.writeKey = writeKey }
+
+    /// Sets `writeKey` and encodes the event.
+    public func encode(_ event: Event) -> [UInt8] {
+        var event = event
+        event.writeKey = writeKey
+        event.sentAt = nil
+        return event.jsonBytes()
+    }
+
+    /// `{"batch":[…]}` with `"sentAt"` appended to each event.
+    public func body(for events: [QueuedEvent], sentAt: Date) -> Data {
+        let stamp = Array(",\"sentAt\":\"\(Timestamp.string(from: sentAt))\"}".utf8)
+        var out: [UInt8] = Array("{\"batch\":[".utf8)
+        out.reserveCapacity(events.reduce(16) { $0 + $1.payload.count + stamp.count + 1 })
+        for (index, event) in events.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: event.payload.dropLast())
+            out.append(contentsOf: stamp)
+        }
+        out.append(contentsOf: Array("]}".utf8))
+        return Data(out)
+    }
+
+    /// `Content-Type: application/json` and a `User-Agent` naming the library.
+    public var headers: [String: String] {
+        ["Content-Type": "application/json", "User-Agent": DeliveryHeaders.userAgent]
+    }
+}
+
+/// Header values shared by formats.
+public enum DeliveryHeaders {
+    /// `metarouter-swift/<version> (<platform>)`.
+    public static let userAgent: String = {
+        #if os(Linux)
+        let platform = "Linux"
+        #elseif os(iOS)
+        let platform = "iOS"
+        #elseif os(tvOS)
+        let platform = "tvOS"
+        #elseif os(watchOS)
+        let platform = "watchOS"
+        #elseif os(macOS)
+        let platform = "macOS"
+        #else
+        let platform = "unknown"
+        #endif
+        return "\(LibraryInfo.name)/\(LibraryInfo.version) (\(platform))"
+    }()
+}

@@ -1,0 +1,260 @@
+import Foundation
+import MetaRouterCore
+
+/// The delivery machinery any destination can reuse: a queue (``EventStore``), flush
+/// policies, batching by count and bytes, one request in flight at a time, the response table,
+/// retry delays and the ``CircuitBreaker``. A destination supplies a ``BatchFormat`` and an
+/// endpoint.
+///
+/// Everything here runs on the owning client's executor: callbacks from the transport and
+/// timers come back through `AnalyticsClient.perform`.
+public final class BatchUploader: @unchecked Sendable {  // state is touched only on the client's executor
+    /// Tuning of one uploader.
+    public struct Options: Sendable {
+        /// Where batches are posted.
+        public var endpoint: URL
+        /// Events per batch at most (and the size 413 recovery grows back to).
+        public var maxBatchSize = 100
+        /// Payload bytes per batch at most.
+        public var maxBatchBytes = 500_000
+        /// Seconds a request may take.
+        public var requestTimeout: TimeInterval = 15
+        /// First retry delay before the breaker opens; doubles per failure.
+        public var initialRetryDelay: TimeInterval = 1
+        /// The breaker's tuning.
+        public var breaker = CircuitBreaker.Policy()
+
+        /// Options for `endpoint` with the seed's defaults.
+        public init(endpoint: URL) { self.endpoint = endpoint }
+    }
+
+    /// A snapshot for `getDebugInfo`.
+    public struct Status: Sendable, Hashable {
+        /// Events queued, the pending batch included.
+        public var queueLength: Int
+        /// The breaker's state.
+        public var circuitState: CircuitBreaker.State
+        /// Milliseconds until the breaker lets a probe through.
+        public var circuitRemainingMs: Int
+        /// Whether a request is in flight.
+        public var flushInFlight: Bool
+        /// The current batch size (halved by 413s).
+        public var maxBatchSize: Int
+        /// Whether the server refused the write key or endpoint.
+        public var disabled: Bool
+    }
+
+    private let options: Options
+    private let store: any EventStore
+    private let format: any BatchFormat
+    private let transport: any HTTPTransport
+    private let policies: [any FlushPolicy]
+    private let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
+    private let statsBox = Locked(DeliveryStats())
+
+    private var analytics: AnalyticsClient?
+    private var breaker: CircuitBreaker
+    private var batchSize: Int
+    private var inFlight = false
+    private var generation = 0
+    private var retryTimer: (any ScheduledWork)?
+    private var retryDelay: TimeInterval
+    private var disabled = false
+    private var waiters: [@Sendable () -> Void] = []
+
+    /// Whether requests carry `Trace: true`.
+    public var tracing = false
+
+    /// Creates an uploader; it starts when ``start(analytics:)`` is called.
+    public init(
+        options: Options,
+        store: any EventStore,
+        format: any BatchFormat,
+        transport: any HTTPTransport,
+        policies: [any FlushPolicy],
+        breakerRandom: @escaping @Sendable () -> Double = { Double.random(in: -1...1) },
+        onPermanentFailure: (@Sendable (PermanentFailure) -> Void)? = nil
+    ) {
+        self.options = options
+        self.store = store
+        self.format = format
+        self.transport = transport
+        self.policies = policies
+        self.onPermanentFailure = onPermanentFailure
+        breaker = CircuitBreaker(policy: options.breaker, random: breakerRandom)
+        batchSize = max(1, options.maxBatchSize)
+        retryDelay = options.initialRetryDelay
+    }
+
+    /// Delivery counters, readable from any thread.
+    public var stats: DeliveryStats { statsBox.current }
+
+    /// Binds to the client and starts the flush policies.
+    public func start(analytics: AnalyticsClient) {
+        self.analytics = analytics
+        for policy in policies {
+            policy.start(clock: analytics.configuration.clock) { [weak self] in self?.onExecutor { $0.flush() } }
+        }
+    }
+
+    /// Queues an event; flushes when a policy says so.
+    public func enqueue(_ event: Event) {
+        guard !disabled else { return }
+        let queued = QueuedEvent(messageId: event.messageId, timestamp: event.timestamp, payload: format.encode(event))
+        let evicted = store.append(queued)
+        statsBox.withLock { $0.enqueued += 1 }
+        if !evicted.isEmpty { drop(evicted, reason: .queueFull, status: nil) }
+        if policies.contains(where: { $0.shouldFlush(queued: store.count) }) { flush() }
+    }
+
+    /// Starts sending what is queued, unless a request is in flight or a retry is waiting.
+    /// `completion` runs when this attempt has resolved: the queue is empty, or delivery is
+    /// waiting out a retry delay, or the client is disabled.
+    public func flush(completion: (@Sendable () -> Void)? = nil) {
+        if let completion { waiters.append(completion) }
+        sendNext()
+    }
+
+    /// Drops everything queued; a batch in flight is not requeued when its answer comes.
+    public func reset() {
+        generation += 1
+        retryTimer?.cancel()
+        retryTimer = nil
+        retryDelay = options.initialRetryDelay
+        let removed = store.removeAll()
+        if !removed.isEmpty { drop(removed, reason: .reset, status: nil) }
+        resolveWaiters()
+    }
+
+    /// Stops timers and policies.
+    public func stop() {
+        retryTimer?.cancel()
+        retryTimer = nil
+        for policy in policies { policy.stop() }
+    }
+
+    /// The state for `getDebugInfo`.
+    public func status(at now: Date) -> Status {
+        Status(
+            queueLength: store.count, circuitState: breaker.state,
+            circuitRemainingMs: Int((breaker.remainingCooldown(at: now) * 1000).rounded(.up)),
+            flushInFlight: inFlight, maxBatchSize: batchSize, disabled: disabled)
+    }
+
+    // MARK: Sending
+
+    private func sendNext() {
+        guard !disabled, !inFlight, retryTimer == nil, let analytics else { return resolveIfIdle() }
+        let now = analytics.configuration.clock.now()
+        guard breaker.allowsRequest(at: now) else { return scheduleRetry(after: breaker.remainingCooldown(at: now)) }
+        guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
+            return resolveWaiters()
+        }
+        inFlight = true
+        var headers = format.headers
+        headers["Idempotency-Key"] = batch.idempotencyKey
+        if tracing { headers["Trace"] = "true" }
+        let request = TransportRequest(
+            url: options.endpoint, headers: headers, body: format.body(for: batch.events, sentAt: now),
+            timeout: options.requestTimeout)
+        let sentGeneration = generation
+        transport.send(request) { [weak self] outcome in
+            self?.onExecutor { $0.handle(outcome, for: batch, generation: sentGeneration) }
+        }
+    }
+
+    private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, generation sentGeneration: Int) {
+        inFlight = false
+        guard sentGeneration == generation, let analytics else { return sendNext() }
+        let now = analytics.configuration.clock.now()
+        let verdict = ResponseClassifier.verdict(for: outcome, now: now)
+        switch verdict {
+        case .delivered:
+            breaker.recordSuccess()
+            retryDelay = options.initialRetryDelay
+            store.acknowledge(batch)
+            statsBox.withLock { $0.sent += batch.events.count }
+            batchSize = min(options.maxBatchSize, batchSize * 2)
+            sendNext()
+        case .retry, .throttled:
+            breaker.recordFailure(at: now)
+            statsBox.withLock { $0.retries += 1 }
+            var wait = max(retryDelay, breaker.remainingCooldown(at: now))
+            if case .throttled(let retryAfter) = verdict { wait = max(wait, retryAfter ?? 0, 1) }
+            retryDelay = min(options.breaker.maxCooldown, retryDelay * 2)
+            describeFailure(outcome, batch: batch, wait: wait)
+            scheduleRetry(after: wait)
+            resolveWaiters()
+        case .tooLarge:
+            breaker.recordSuccess()
+            if batch.events.count > 1 {
+                batchSize = max(1, min(batchSize, batch.events.count) / 2)
+                analytics.logger.warning("413 for \(batch.events.count) events: batch size now \(batchSize)")
+                store.release(batch)
+            } else {
+                store.acknowledge(batch)
+                drop(batch.events, reason: .tooLarge, status: 413)
+            }
+            sendNext()
+        case .rejected(let status):
+            breaker.recordSuccess()
+            store.acknowledge(batch)
+            drop(batch.events, reason: .rejected, status: status)
+            sendNext()
+        case .fatal(let status):
+            breaker.recordSuccess()
+            disabled = true
+            stop()
+            store.acknowledge(batch)
+            drop(batch.events + store.removeAll(), reason: .disabled, status: status)
+            analytics.disable(reason: "ingestion answered \(status): check the write key and ingestion host")
+            resolveWaiters()
+        }
+    }
+
+    private func scheduleRetry(after delay: TimeInterval) {
+        guard retryTimer == nil, let analytics else { return resolveWaiters() }
+        retryTimer = analytics.configuration.clock.schedule(after: delay) { [weak self] in
+            self?.onExecutor { uploader in
+                uploader.retryTimer = nil
+                uploader.sendNext()
+            }
+        }
+        resolveWaiters()
+    }
+
+    private func describeFailure(_ outcome: Result<TransportResponse, any Error>, batch: PendingBatch, wait: TimeInterval) {
+        let cause: String
+        switch outcome {
+        case .success(let response): cause = "status \(response.status)"
+        case .failure(let error): cause = "network error (\(error.localizedDescription))"
+        }
+        analytics?.logger.warning(
+            "batch of \(batch.events.count) not delivered: \(cause); retrying in \(String(format: "%.1f", wait)) s (breaker \(breaker.state.rawValue))")
+    }
+
+    private func drop(_ events: [QueuedEvent], reason: DropReason, status: Int?) {
+        guard !events.isEmpty else { return }
+        statsBox.withLock { $0.dropped[reason, default: 0] += events.count }
+        analytics?.logger.warning("dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
+        onPermanentFailure?(PermanentFailure(reason: reason, status: status, events: events))
+    }
+
+    private func resolveIfIdle() {
+        if !inFlight { resolveWaiters() }
+    }
+
+    private func resolveWaiters() {
+        guard !waiters.isEmpty else { return }
+        let resolved = waiters
+        waiters = []
+        for waiter in resolved { waiter() }
+    }
+
+    private func onExecutor(_ work: @escaping @Sendable (BatchUploader) -> Void) {
+        analytics?.perform { [weak self] _ in
+            guard let self else { return }
+            work(self)
+        }
+    }
+}

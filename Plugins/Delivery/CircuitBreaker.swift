@@ -1,0 +1,85 @@
+import Foundation
+
+/// The circuit breaker around uploads, as the seed's delivery table describes: after
+/// `failureThreshold` consecutive failures it opens for a cooldown (with jitter); after the
+/// cooldown one probe is let through (half-open); the probe's success closes it, its failure
+/// reopens it with the cooldown doubled up to `maxCooldown`.
+public struct CircuitBreaker: Sendable {
+    /// The breaker's state, as `getDebugInfo` reports it.
+    public enum State: String, Sendable {
+        /// Sending normally.
+        case closed
+        /// Cooling down; nothing is sent.
+        case open
+        /// One probe allowed.
+        case halfOpen
+    }
+
+    /// The breaker's tuning.
+    public struct Policy: Sendable, Hashable {
+        /// Consecutive failures that open the breaker.
+        public var failureThreshold = 3
+        /// First cooldown, in seconds.
+        public var cooldown: TimeInterval = 10
+        /// Longest cooldown, in seconds.
+        public var maxCooldown: TimeInterval = 120
+        /// Fraction of random spread on each cooldown (0.2 = ±20 %).
+        public var jitter = 0.2
+
+        /// The seed's defaults: 3 failures, 10 s doubling to 120 s, ±20 %.
+        public init() {}
+    }
+
+    /// The tuning.
+    public let policy: Policy
+    /// The current state.
+    public private(set) var state = State.closed
+    /// Failures since the last success.
+    public private(set) var consecutiveFailures = 0
+    private var nextCooldown: TimeInterval
+    private var openUntil: Date?
+    private let random: @Sendable () -> Double
+
+    /// A closed breaker. `random` returns values in `-1...1` that scale the jitter.
+    public init(policy: Policy = Policy(), random: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }) {
+        self.policy = policy
+        self.random = random
+        nextCooldown = policy.cooldown
+    }
+
+    /// Whether a request may go now; an expired cooldown turns the breaker half-open.
+    public mutating func allowsRequest(at now: Date) -> Bool {
+        switch state {
+        case .closed, .halfOpen:
+            return true
+        case .open:
+            guard let openUntil, now >= openUntil else { return false }
+            state = .halfOpen
+            return true
+        }
+    }
+
+    /// Seconds until the breaker lets a probe through (0 unless open).
+    public func remainingCooldown(at now: Date) -> TimeInterval {
+        guard state == .open, let openUntil else { return 0 }
+        return max(0, openUntil.timeIntervalSince(now))
+    }
+
+    /// A request succeeded (or was answered in a way that says the server is healthy).
+    public mutating func recordSuccess() {
+        state = .closed
+        consecutiveFailures = 0
+        nextCooldown = policy.cooldown
+        openUntil = nil
+    }
+
+    /// A request failed in a way that says the server is unhealthy.
+    public mutating func recordFailure(at now: Date) {
+        consecutiveFailures += 1
+        guard state == .halfOpen || consecutiveFailures >= policy.failureThreshold else { return }
+        let spread = 1 + policy.jitter * max(-1, min(1, random()))
+        openUntil = now.addingTimeInterval(nextCooldown * spread)
+        state = .open
+        nextCooldown = min(policy.maxCooldown, nextCooldown * 2)
+    }
+}

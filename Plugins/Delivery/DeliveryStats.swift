@@ -1,0 +1,43 @@
+import Foundation
+
+/// Why events were dropped for good.
+public enum DropReason: String, Sendable, Hashable, CaseIterable {
+    /// The queue was full; the oldest was evicted.
+    case queueFull
+    /// The server rejected the batch (400, 422, other 4xx).
+    case rejected
+    /// A single event was larger than the server accepts (413 at batch size 1).
+    case tooLarge
+    /// The write key or endpoint was refused (401, 403, 404); the queue was cleared.
+    case disabled
+    /// `reset()` cleared the queue, or an in-flight batch, during a flush.
+    case reset
+}
+
+/// Delivery counters, readable from any thread.
+public struct DeliveryStats: Sendable, Hashable {
+    /// Events accepted into the queue.
+    public var enqueued = 0
+    /// Events the server accepted.
+    public var sent = 0
+    /// Batches sent again after a retryable failure.
+    public var retries = 0
+    /// Events dropped, by reason.
+    public var dropped: [DropReason: Int] = [:]
+
+    /// All dropped events.
+    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+
+    /// Creates zeroed counters.
+    public init() {}
+}
+
+/// Events dropped for good, reported to `onPermanentFailure`.
+public struct PermanentFailure: Sendable {
+    /// Why.
+    public var reason: DropReason
+    /// The HTTP status, when a response caused it.
+    public var status: Int?
+    /// The events.
+    public var events: [QueuedEvent]
+}

@@ -1,0 +1,136 @@
+import Foundation
+import MetaRouterCore
+
+/// An event as a queue holds it: already encoded for the wire, so batching, byte caps and disk
+/// records never encode it again.
+public struct QueuedEvent: Sendable, Hashable {
+    /// The event's messageId.
+    public var messageId: String
+    /// The event's timestamp (for the age limit of stored events).
+    public var timestamp: Date
+    /// The encoded event, without `sentAt`.
+    public var payload: [UInt8]
+
+    /// Creates a queued event.
+    public init(messageId: String, timestamp: Date, payload: [UInt8]) {
+        self.messageId = messageId
+        self.timestamp = timestamp
+        self.payload = payload
+    }
+}
+
+/// A batch taken from the head of a store. It stays at the head — counted, never evicted —
+/// until it is acknowledged or released, so a retry re-sends the same events under the same
+/// `idempotencyKey`.
+public struct PendingBatch: Sendable, Hashable {
+    /// One key per batch, reused on every retry of it.
+    public var idempotencyKey: String
+    /// The events, oldest first.
+    public var events: [QueuedEvent]
+
+    /// Creates a batch.
+    public init(idempotencyKey: String = UUID().uuidString.lowercased(), events: [QueuedEvent]) {
+        self.idempotencyKey = idempotencyKey
+        self.events = events
+    }
+}
+
+/// The queue behind a delivering destination. The in-memory store ships with delivery; the
+/// durable disk log slots in behind the same protocol.
+///
+/// Stores are confined to their destination's executor; they need no locks.
+public protocol EventStore: AnyObject {
+    /// Events held, the pending batch included.
+    var count: Int { get }
+    /// Appends an event at the tail. When the store is full, the oldest event that is not in
+    /// the pending batch is evicted (or, if every event is pending, the new one is refused);
+    /// what was evicted is returned.
+    func append(_ event: QueuedEvent) -> [QueuedEvent]
+    /// The pending batch if there is one, else a new one of up to `maxCount` events and
+    /// `maxBytes` payload bytes (always at least one event), or `nil` when empty.
+    func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch?
+    /// Removes the pending batch: it was delivered, or dropped for good.
+    func acknowledge(_ batch: PendingBatch)
+    /// Returns the pending batch's events to the head as ordinary events (a new key will be
+    /// minted), e.g. after the batch size was halved.
+    func release(_ batch: PendingBatch)
+    /// Removes everything, the pending batch included; returns what was removed.
+    func removeAll() -> [QueuedEvent]
+}
+
+/// The in-memory queue: a ring of events with drop-oldest eviction at `capacity`.
+public final class InMemoryEventStore: EventStore {
+    private var events: [QueuedEvent] = []
+    private var head = 0
+    private var pending: PendingBatch?
+    private let capacity: Int
+
+    /// A store holding at most `capacity` events (at least 1).
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Events held, the pending batch included.
+    public var count: Int { events.count - head + (pending?.events.count ?? 0) }
+
+    /// Appends; evicts the oldest non-pending event when full.
+    public func append(_ event: QueuedEvent) -> [QueuedEvent] {
+        var evicted: [QueuedEvent] = []
+        if count >= capacity {
+            guard head < events.count else { return [event] }
+            evicted.append(events[head])
+            head += 1
+        }
+        events.append(event)
+        compactIfNeeded()
+        return evicted
+    }
+
+    /// The pending batch, or a new one from the head.
+    public func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
+        if let pending { return pending }
+        guard head < events.count else { return nil }
+        var taken: [QueuedEvent] = []
+        var bytes = 0
+        while head < events.count, taken.count < max(1, maxCount) {
+            let candidate = events[head]
+            if !taken.isEmpty, bytes + candidate.payload.count > maxBytes { break }
+            bytes += candidate.payload.count
+            taken.append(candidate)
+            head += 1
+        }
+        compactIfNeeded()
+        let batch = PendingBatch(events: taken)
+        pending = batch
+        return batch
+    }
+
+    /// Drops the pending batch.
+    public func acknowledge(_ batch: PendingBatch) {
+        if pending?.idempotencyKey == batch.idempotencyKey { pending = nil }
+    }
+
+    /// Puts the pending batch's events back at the head.
+    public func release(_ batch: PendingBatch) {
+        guard pending?.idempotencyKey == batch.idempotencyKey else { return }
+        pending = nil
+        events.replaceSubrange(0..<head, with: batch.events)
+        head = 0
+    }
+
+    /// Empties the store.
+    public func removeAll() -> [QueuedEvent] {
+        let removed = (pending?.events ?? []) + events[head...]
+        events = []
+        head = 0
+        pending = nil
+        return removed
+    }
+
+    private func compactIfNeeded() {
+        if head > 1024, head * 2 > events.count {
+            events.removeFirst(head)
+            head = 0
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import MetaRouterCore
+
+/// Decides when queued events are flushed, besides explicit `flush()` calls (which always
+/// flush). Policies run on the destination's executor.
+public protocol FlushPolicy: AnyObject {
+    /// Starts the policy; `flush` asks the destination to flush (from any thread).
+    func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void)
+    /// Whether `queued` events warrant a flush now.
+    func shouldFlush(queued: Int) -> Bool
+    /// Stops timers.
+    func stop()
+}
+
+extension FlushPolicy {
+    /// Starts nothing.
+    public func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {}
+    /// Never by count.
+    public func shouldFlush(queued: Int) -> Bool { false }
+    /// Stops nothing.
+    public func stop() {}
+}
+
+/// Flushes once `count` events are queued.
+public final class CountFlushPolicy: FlushPolicy {
+    private let threshold: Int
+
+    /// Flushes at `count` queued events (at least 1).
+    public init(count: Int = 20) { threshold = max(1, count) }
+
+    /// `queued >= count`.
+    public func shouldFlush(queued: Int) -> Bool { queued >= threshold }
+}
+
+/// Flushes every `seconds`, on the injected clock (no run loop needed).
+public final class IntervalFlushPolicy: FlushPolicy, Sendable {
+    private struct Timer {
+        var work: (any ScheduledWork)?
+        var running = false
+    }
+
+    private let interval: TimeInterval
+    private let timer = Locked(Timer())
+
+    /// Flushes every `seconds` (at least 0.01).
+    public init(seconds: TimeInterval = 10) { interval = max(0.01, seconds) }
+
+    /// Arms a repeating timer.
+    public func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {
+        timer.withLock { $0.running = true }
+        arm(clock: clock, flush: flush)
+    }
+
+    private func arm(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {
+        timer.withLock { state in
+            guard state.running else { return }
+            state.work?.cancel()
+            state.work = clock.schedule(after: interval) { [weak self] in
+                guard let self, self.timer.current.running else { return }
+                flush()
+                self.arm(clock: clock, flush: flush)
+            }
+        }
+    }
+
+    /// Cancels the timer.
+    public func stop() {
+        timer.withLock { state in
+            state.running = false
+            state.work?.cancel()
+            state.work = nil
+        }
+    }
+}

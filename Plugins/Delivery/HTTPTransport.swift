@@ -1,0 +1,97 @@
+import Foundation
+import MetaRouterCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP request of a delivery attempt.
+public struct TransportRequest: Sendable, Hashable {
+    /// The endpoint.
+    public var url: URL
+    /// `POST` for batches.
+    public var method: String
+    /// Request headers.
+    public var headers: [String: String]
+    /// The body.
+    public var body: Data
+    /// How long the whole request may take, in seconds.
+    public var timeout: TimeInterval
+
+    /// Creates a request.
+    public init(url: URL, method: String = "POST", headers: [String: String] = [:], body: Data, timeout: TimeInterval) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// What came back: the status and the headers (names lowercased).
+public struct TransportResponse: Sendable, Hashable {
+    /// HTTP status code.
+    public var status: Int
+    /// Response headers with lowercased names.
+    public var headers: [String: String]
+
+    /// Creates a response; header names are lowercased.
+    public init(status: Int, headers: [String: String] = [:]) {
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+}
+
+/// Sends HTTP requests for delivery. Supply your own (the server sample uses
+/// AsyncHTTPClient); the default uses URLSession.
+///
+/// A transport calls `completion` exactly once, from any thread, with a response or the error
+/// that prevented one (timeouts included). It must bound each request by `timeout` itself and
+/// must not be asked to cancel: the SDK never cancels an in-flight request.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and reports the outcome once.
+    func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void)
+}
+
+/// The default transport: one `URLSession` (FoundationNetworking on Linux) with no cache and
+/// no cookies. Requests are bounded by the session's timeouts and never cancelled — on Linux,
+/// cancelling an in-flight task can crash the process (swift-corelibs-foundation #3296).
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+
+    /// A transport whose requests give up after `timeout` seconds.
+    public init(timeout: TimeInterval = 15) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        configuration.urlCache = nil
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.httpMaximumConnectionsPerHost = 2
+        session = URLSession(configuration: configuration)
+    }
+
+    /// Sends the request with a data task; never cancels it.
+    public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let task = session.dataTask(with: urlRequest) { _, response, error in
+            if let error {
+                completion(.failure(error))
+                return
+            }
+            guard let http = response as? HTTPURLResponse else {
+                completion(.failure(URLError(.badServerResponse)))
+                return
+            }
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name] = value }
+            }
+            completion(.success(TransportResponse(status: http.statusCode, headers: headers)))
+        }
+        task.resume()
+    }
+}

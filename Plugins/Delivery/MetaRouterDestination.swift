@@ -1,0 +1,101 @@
+import Foundation
+import MetaRouterCore
+
+/// The default destination: delivers every event to a MetaRouter ingestion cluster in
+/// batches (`POST {host}/v1/batch`), with the seed's status table and circuit breaker.
+/// Built on ``BatchUploader``, which other destinations can reuse with their own format.
+public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin {
+    /// Tuning of the destination.
+    public struct Options: Sendable {
+        /// The ingestion host, e.g. `https://ingest.example.com` (a path prefix is kept).
+        public var ingestionHost: URL
+        /// Flush every this many seconds.
+        public var flushIntervalSeconds: TimeInterval = 10
+        /// Flush once this many events are queued.
+        public var flushAt = 20
+        /// Queue capacity; the oldest are dropped beyond it.
+        public var maxQueueEvents = 2000
+        /// The transport; URLSession unless given.
+        public var transport: (any HTTPTransport)?
+        /// Batching, timeouts, breaker.
+        public var upload: BatchUploader.Options
+        /// Called with events dropped for good and the reason.
+        public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
+        /// Scales breaker jitter; values in `-1...1` (tests pin it).
+        public var breakerRandom: @Sendable () -> Double = { Double.random(in: -1...1) }
+
+        /// Options for `ingestionHost` with the seed's defaults.
+        public init(ingestionHost: URL) {
+            self.ingestionHost = ingestionHost
+            upload = BatchUploader.Options(endpoint: Self.batchEndpoint(for: ingestionHost))
+        }
+
+        /// `{host}/v1/batch`, keeping a path prefix and trimming one trailing slash.
+        public static func batchEndpoint(for host: URL) -> URL {
+            var text = host.absoluteString.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.hasSuffix("/") { text.removeLast() }
+            return URL(string: text + "/v1/batch") ?? host.appendingPathComponent("v1/batch")
+        }
+    }
+
+    /// `"MetaRouter"`.
+    public let key = "MetaRouter"
+    /// This destination's own plugins.
+    public let timeline = Timeline()
+    /// The delivery machinery (available once configured).
+    public private(set) var uploader: BatchUploader?
+
+    private let options: Options
+
+    /// Creates the destination.
+    public init(options: Options) {
+        self.options = options
+    }
+
+    /// Builds the uploader with the client's write key, clock and logger, and starts timers.
+    public func configure(analytics: AnalyticsClient) {
+        let policies: [any FlushPolicy] = [
+            CountFlushPolicy(count: options.flushAt), IntervalFlushPolicy(seconds: options.flushIntervalSeconds),
+        ]
+        let uploader = BatchUploader(
+            options: options.upload,
+            store: InMemoryEventStore(capacity: options.maxQueueEvents),
+            format: MetaRouterBatchFormat(writeKey: analytics.configuration.writeKey),
+            transport: options.transport ?? URLSessionTransport(timeout: options.upload.requestTimeout),
+            policies: policies,
+            breakerRandom: options.breakerRandom,
+            onPermanentFailure: options.onPermanentFailure)
+        uploader.start(analytics: analytics)
+        self.uploader = uploader
+    }
+
+    /// Queues the event for delivery.
+    public func execute(event: Event) -> Event? {
+        uploader?.enqueue(event)
+        return event
+    }
+
+    /// Sends what is queued.
+    public func flush() { uploader?.flush() }
+
+    /// Sends what is queued; `completion` runs when the attempt has resolved.
+    public func flush(completion: @escaping @Sendable () -> Void) {
+        guard let uploader else { return completion() }
+        uploader.flush(completion: completion)
+    }
+
+    /// Clears the queue; an in-flight batch is not requeued.
+    public func reset() { uploader?.reset() }
+
+    /// Stops timers.
+    public func shutdown() { uploader?.stop() }
+
+    /// Flushes what is queued, then stops timers and calls `completion`.
+    public func shutdown(completion: @escaping @Sendable () -> Void) {
+        guard let uploader else { return completion() }
+        uploader.flush { [uploader] in
+            uploader.stop()
+            completion()
+        }
+    }
+}

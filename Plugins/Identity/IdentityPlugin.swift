@@ -1,0 +1,95 @@
+import Foundation
+import MetaRouterCore
+
+/// Keeps who the user is — anonymousId, userId, groupId, traits — persisted in the client's
+/// `KeyValueStore`, and fills them into every event that does not carry its own.
+///
+/// - `identify` makes its userId current and merges its traits into the stored ones.
+/// - `group` makes its groupId current.
+/// - `alias` sends `previousId` (the userId before, or the anonymousId) and makes the new
+///   userId current.
+/// - A call that carries its own `anonymousId` (a server acting for one request) is
+///   request-scoped: it fills nothing in and changes no stored identity.
+/// - `reset()` clears everything and generates a new anonymousId.
+public final class IdentityPlugin: EventPlugin {
+    /// Identity runs first, so every later plugin sees the identity.
+    public let type = PluginType.before
+
+    /// The device's anonymous id: a lowercase UUID, never empty once configured.
+    public private(set) var anonymousId = ""
+    /// The current user, if identified.
+    public private(set) var userId: String?
+    /// The current group, if grouped.
+    public private(set) var groupId: String?
+    /// The merged traits of identify calls.
+    public private(set) var traits: [String: JSON] = [:]
+
+    private var store: (any KeyValueStore)?
+
+    /// Creates the plugin; it loads the stored identity when it joins a client.
+    public init() {}
+
+    /// Loads the stored identity, generating an anonymousId on first use.
+    public func configure(analytics: AnalyticsClient) {
+        let store = analytics.configuration.storage
+        self.store = store
+        userId = store.string(forKey: IdentityKeys.userId)
+        groupId = store.string(forKey: IdentityKeys.groupId)
+        traits = store.string(forKey: IdentityKeys.traits).flatMap { try? JSONParser.parse($0) }?.objectValue ?? [:]
+        if let stored = store.string(forKey: IdentityKeys.anonymousId), !stored.isEmpty {
+            anonymousId = stored
+        } else {
+            regenerateAnonymousId()
+        }
+    }
+
+    /// Updates identity for identify / group / alias, then fills in what the event lacks.
+    public func execute(event: Event) -> Event? {
+        var event = event
+        guard event.anonymousId == nil else { return event }
+        switch event.type {
+        case .identify:
+            if let newUserId = event.userId { setUserId(newUserId) }
+            if let newTraits = event.traits, !newTraits.isEmpty {
+                traits.merge(newTraits) { _, new in new }
+                store?.set(JSONWriter.string(.object(traits)), forKey: IdentityKeys.traits)
+            }
+        case .group:
+            if let newGroupId = event.groupId {
+                groupId = newGroupId
+                store?.set(newGroupId, forKey: IdentityKeys.groupId)
+            }
+        case .alias:
+            event.previousId = event.previousId ?? userId ?? anonymousId
+            if let newUserId = event.userId { setUserId(newUserId) }
+        case .track, .screen, .page:
+            break
+        }
+        event.anonymousId = anonymousId
+        event.userId = event.userId ?? userId
+        event.groupId = event.groupId ?? groupId
+        return event
+    }
+
+    /// Forgets the user and group, and starts a new anonymous identity.
+    public func reset() {
+        userId = nil
+        groupId = nil
+        traits = [:]
+        store?.set(nil, forKey: IdentityKeys.userId)
+        store?.set(nil, forKey: IdentityKeys.groupId)
+        store?.set(nil, forKey: IdentityKeys.traits)
+        regenerateAnonymousId()
+    }
+
+    private func setUserId(_ newUserId: String) {
+        guard newUserId != userId else { return }
+        userId = newUserId
+        store?.set(newUserId, forKey: IdentityKeys.userId)
+    }
+
+    private func regenerateAnonymousId() {
+        anonymousId = UUID().uuidString.lowercased()
+        store?.set(anonymousId, forKey: IdentityKeys.anonymousId)
+    }
+}

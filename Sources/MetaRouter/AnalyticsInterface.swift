@@ -1,0 +1,87 @@
+import Foundation
+
+/// The seed README's client API. `MetaRouter.Analytics.initialize(with:)` and `.shared`
+/// return it; every method may be called from any thread and returns at once (the `async`
+/// ones wait for the pipeline).
+public protocol AnalyticsInterface: AnyObject, Sendable {
+    /// Records a user action.
+    func track(_ event: String, properties: [String: Any]?, options: EventOptions?)
+    /// Sets the current user and records their traits.
+    func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?)
+    /// Sets the current group and records its traits.
+    func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?)
+    /// Records a screen view.
+    func screen(_ name: String, properties: [String: Any]?, options: EventOptions?)
+    /// Records a page view.
+    func page(_ name: String, properties: [String: Any]?, options: EventOptions?)
+    /// Links the current identity to `newUserId` and makes it the current userId.
+    func alias(_ newUserId: String, options: EventOptions?)
+    /// Records a user action with typed properties.
+    func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?)
+    /// Sets the current user with typed traits.
+    func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?)
+    /// Sets (validated as a UUID) or, with `nil`, clears the advertising identifier.
+    func setAdvertisingId(_ advertisingId: String?)
+    /// Clears the advertising identifier from storage and context.
+    func clearAdvertisingId()
+    /// The device's anonymous id; waits for initialization, never empty.
+    func getAnonymousId() async -> String
+    /// Sends queued events now; covers every call made before it.
+    func flush()
+    /// Sends queued events and returns when the attempt has resolved.
+    func flushAndWait() async
+    /// Clears identity (a new anonymousId), the advertising id and the queue.
+    func reset()
+    /// Turns on debug logging.
+    func enableDebugLogging()
+    /// The client's state.
+    func getDebugInfo() async -> DebugInfo
+    /// Adds (or removes) `Trace: true` on every upload.
+    func setTracing(_ enabled: Bool)
+    /// Keeps one deep-link URL for the next `Application Opened` event.
+    func recordOpenedURL(_ url: URL, sourceApplication: String?)
+    /// Delivers or persists what is queued, then stops; later calls are dropped.
+    func shutdown() async
+}
+
+extension AnalyticsInterface {
+    /// Records a user action.
+    public func track(_ event: String, properties: [String: Any]? = nil) {
+        track(event, properties: properties, options: nil)
+    }
+
+    /// Records a user action with typed properties.
+    public func track<Properties: Encodable>(_ event: String, properties: Properties) {
+        track(event, properties: properties, options: nil)
+    }
+
+    /// Sets the current user and records their traits.
+    public func identify(_ userId: String, traits: [String: Any]? = nil) {
+        identify(userId, traits: traits, options: nil)
+    }
+
+    /// Sets the current user with typed traits.
+    public func identify<Traits: Encodable>(_ userId: String, traits: Traits) {
+        identify(userId, traits: traits, options: nil)
+    }
+
+    /// Sets the current group and records its traits.
+    public func group(_ groupId: String, traits: [String: Any]? = nil) {
+        group(groupId, traits: traits, options: nil)
+    }
+
+    /// Records a screen view.
+    public func screen(_ name: String, properties: [String: Any]? = nil) {
+        screen(name, properties: properties, options: nil)
+    }
+
+    /// Records a page view.
+    public func page(_ name: String, properties: [String: Any]? = nil) {
+        page(name, properties: properties, options: nil)
+    }
+
+    /// Links the current identity to `newUserId`.
+    public func alias(_ newUserId: String) {
+        alias(newUserId, options: nil)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// The object behind `MetaRouter.Analytics.shared`: usable before `initialize(with:)`.
+/// Until a client is bound, calls are built into events at once (timestamp and messageId
+/// taken at the call) and kept in order, without limit; binding replays them into the client
+/// ahead of any later call.
+public final class AnalyticsProxy: AnalyticsInterface {
+    private struct State {
+        var target: MetaRouterClient?
+        var pending: [@Sendable (MetaRouterClient) -> Void] = []
+        var waiting: [CheckedContinuation<MetaRouterClient, Never>] = []
+    }
+
+    private let state = Locked(State())
+    private let factory = EventFactory(clock: SystemClock(), logger: Logger())
+
+    init() {}
+
+    /// The bound client, if any.
+    public var target: MetaRouterClient? { state.withLock { $0.target } }
+
+    /// Binds `client` unless one is bound already; replays what was kept. Returns whether it
+    /// bound.
+    @discardableResult
+    func bind(_ client: MetaRouterClient) -> Bool {
+        let waiting = state.withLock { state -> [CheckedContinuation<MetaRouterClient, Never>]? in
+            guard state.target == nil else { return nil }
+            for call in state.pending { call(client) }
+            state.pending = []
+            state.target = client
+            let waiting = state.waiting
+            state.waiting = []
+            return waiting
+        }
+        guard let waiting else { return false }
+        for continuation in waiting { continuation.resume(returning: client) }
+        return true
+    }
+
+    /// Unbinds the current client; later calls are kept until the next bind.
+    func unbind() {
+        state.withLock { $0.target = nil }
+    }
+
+    private func forward(_ call: @escaping @Sendable (MetaRouterClient) -> Void) {
+        let target = state.withLock { state -> MetaRouterClient? in
+            if state.target == nil { state.pending.append(call) }
+            return state.target
+        }
+        if let target { call(target) }
+    }
+
+    private func forward(_ event: Event) {
+        forward { $0.client.process(event) }
+    }
+
+    private func boundClient() async -> MetaRouterClient {
+        if let target { return target }
+        return await withCheckedContinuation { continuation in
+            let target = state.withLock { state -> MetaRouterClient? in
+                if state.target == nil { state.waiting.append(continuation) }
+                return state.target
+            }
+            if let target { continuation.resume(returning: target) }
+        }
+    }
+
+    /// Records a user action.
+    public func track(_ event: String, properties: [String: Any]?, options: EventOptions?) {
+        if let target { return target.track(event, properties: properties, options: options) }
+        forward(factory.track(event, properties: properties, options: options))
+    }
+
+    /// Sets the current user and records their traits.
+    public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
+        if let target { return target.identify(userId, traits: traits, options: options) }
+        forward(factory.identify(userId, traits: traits, options: options))
+    }
+
+    /// Sets the current group and records its traits.
+    public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) {
+        if let target { return target.group(groupId, traits: traits, options: options) }
+        forward(factory.group(groupId, traits: traits, options: options))
+    }
+
+    /// Records a screen view.
+    public func screen(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+        if let target { return target.screen(name, properties: properties, options: options) }
+        forward(factory.view(.screen, name, properties: properties, options: options))
+    }
+
+    /// Records a page view.
+    public func page(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+        if let target { return target.page(name, properties: properties, options: options) }
+        forward(factory.view(.page, name, properties: properties, options: options))
+    }
+
+    /// Links the current identity to `newUserId`.
+    public func alias(_ newUserId: String, options: EventOptions?) {
+        if let target { return target.alias(newUserId, options: options) }
+        forward(factory.alias(newUserId, options: options))
+    }
+
+    /// Records a user action with typed properties.
+    public func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
+        if let target { return target.track(event, properties: properties, options: options) }
+        forward(factory.track(event, encodable: properties, options: options))
+    }
+
+    /// Sets the current user with typed traits.
+    public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
+        if let target { return target.identify(userId, traits: traits, options: options) }
+        forward(factory.identify(userId, encodable: traits, options: options))
+    }
+
+    /// Sets or clears the advertising id once a client is bound.
+    public func setAdvertisingId(_ advertisingId: String?) { forward { $0.setAdvertisingId(advertisingId) } }
+    /// Clears the advertising id once a client is bound.
+    public func clearAdvertisingId() { forward { $0.clearAdvertisingId() } }
+    /// Waits for a client to be bound and returns its anonymous id.
+    public func getAnonymousId() async -> String { await boundClient().getAnonymousId() }
+    /// Flushes once a client is bound.
+    public func flush() { forward { $0.flush() } }
+    /// Waits for a client to be bound, then flushes and waits.
+    public func flushAndWait() async { await boundClient().flushAndWait() }
+    /// Resets once a client is bound.
+    public func reset() { forward { $0.reset() } }
+    /// Turns on debug logging once a client is bound.
+    public func enableDebugLogging() { forward { $0.enableDebugLogging() } }
+    /// Sets tracing once a client is bound.
+    public func setTracing(_ enabled: Bool) { forward { $0.setTracing(enabled) } }
+    /// Forwards the URL once a client is bound.
+    public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
+        forward { $0.recordOpenedURL(url, sourceApplication: sourceApplication) }
+    }
+    /// Shuts the bound client down; does nothing when none is bound.
+    public func shutdown() async { await target?.shutdown() }
+
+    /// The bound client's state, or `lifecycle: idle` when none is bound yet.
+    public func getDebugInfo() async -> DebugInfo {
+        if let target { return await target.getDebugInfo() }
+        let queued = state.withLock { $0.pending.count }
+        return DebugInfo(
+            lifecycle: "idle", queueLength: queued, writeKey: "", ingestionHost: "", flushIntervalSeconds: 0,
+            maxQueueEvents: 0, maxDiskEvents: 0, circuitState: CircuitBreaker.State.closed.rawValue,
+            circuitRemainingMs: 0, flushInFlight: false, tracing: false, error: nil, stats: DeliveryStats())
+    }
+}

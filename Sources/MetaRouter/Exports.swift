@@ -1,0 +1,5 @@
+@_exported import MetaRouterAdvertisingID
+@_exported import MetaRouterContext
+@_exported import MetaRouterCore
+@_exported import MetaRouterDelivery
+@_exported import MetaRouterIdentity

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Which built-in plugins a client starts with. Remove one to replace it with your own.
+public struct DefaultPlugins: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
+    /// Creates a set from raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// anonymousId / userId / groupId / traits (``IdentityPlugin``).
+    public static let identity = DefaultPlugins(rawValue: 1 << 0)
+    /// app, device, os, library, locale, timezone (``ContextPlugin``).
+    public static let context = DefaultPlugins(rawValue: 1 << 1)
+    /// The IDFA in `context.device.advertisingId` (``AdvertisingIDPlugin``).
+    public static let advertisingId = DefaultPlugins(rawValue: 1 << 2)
+    /// Delivery to the ingestion host (``MetaRouterDestination``).
+    public static let delivery = DefaultPlugins(rawValue: 1 << 3)
+    /// All of them.
+    public static let all: DefaultPlugins = [.identity, .context, .advertisingId, .delivery]
+}
+
+/// How to set up a client: the seed README's options, plus what servers and tests need.
+public struct InitOptions: Sendable {
+    /// The source's write key (required, not empty).
+    public var writeKey: String
+    /// The ingestion host, `http` or `https`; a path prefix is kept.
+    public var ingestionHost: String
+    /// Debug logging from the start.
+    public var debug: Bool
+    /// Seconds between automatic flushes (default 10, must be > 0).
+    public var flushIntervalSeconds: Int
+    /// Events kept in the queue; the oldest are dropped beyond it (default 2000, must be > 0).
+    public var maxQueueEvents: Int
+    /// Events kept on disk (default 10000; 0 turns disk off; negative is rejected).
+    public var maxDiskEvents: Int
+    /// Emit Application Installed / Updated / Opened / Backgrounded (off by default).
+    public var trackLifecycleEvents: Bool
+
+    /// The host application's name, version and build (on Linux there is no bundle to read).
+    public var application = ApplicationInfo()
+    /// The directory this client owns for its files; by default one per write key under
+    /// Application Support (Apple) or `$XDG_DATA_HOME` / `~/.local/share` (Linux).
+    public var storageDirectory: URL?
+    /// Where identity is persisted; by default `UserDefaults.standard` on Apple platforms and a
+    /// file in ``storageDirectory`` on Linux.
+    public var keyValueStore: (any KeyValueStore)?
+    /// Where log lines go (standard error by default).
+    public var logSink: (any LogSink)?
+    /// The HTTP transport (URLSession by default).
+    public var transport: (any HTTPTransport)?
+    /// The clock (wall clock by default; tests inject a manual one).
+    public var clock: (any AnalyticsClock)?
+    /// Built-in plugins to start with.
+    public var defaultPlugins = DefaultPlugins.all
+    /// Makes extra plugins for the client, added after the built-in ones.
+    public var plugins: (@Sendable () -> [any Plugin])?
+    /// Called with events dropped for good, with the reason.
+    public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
+    /// Seconds an upload may take (default 15).
+    public var requestTimeoutSeconds: TimeInterval = 15
+
+    /// The seed README's initializer, with the host as a string.
+    public init(
+        writeKey: String,
+        ingestionHost: String,
+        debug: Bool = false,
+        flushIntervalSeconds: Int = 10,
+        maxQueueEvents: Int = 2000,
+        maxDiskEvents: Int = 10000,
+        trackLifecycleEvents: Bool = false
+    ) {
+        self.writeKey = writeKey
+        self.ingestionHost = ingestionHost
+        self.debug = debug
+        self.flushIntervalSeconds = flushIntervalSeconds
+        self.maxQueueEvents = maxQueueEvents
+        self.maxDiskEvents = maxDiskEvents
+        self.trackLifecycleEvents = trackLifecycleEvents
+    }
+
+    /// The seed README's initializer, with the host as a URL.
+    public init(
+        writeKey: String,
+        ingestionHost: URL,
+        debug: Bool = false,
+        flushIntervalSeconds: Int = 10,
+        maxQueueEvents: Int = 2000,
+        maxDiskEvents: Int = 10000,
+        trackLifecycleEvents: Bool = false
+    ) {
+        self.init(
+            writeKey: writeKey, ingestionHost: ingestionHost.absoluteString, debug: debug,
+            flushIntervalSeconds: flushIntervalSeconds, maxQueueEvents: maxQueueEvents,
+            maxDiskEvents: maxDiskEvents, trackLifecycleEvents: trackLifecycleEvents)
+    }
+
+    /// The problems that make these options unusable, empty when they are valid.
+    public func validationErrors() -> [String] {
+        var errors: [String] = []
+        if writeKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { errors.append("writeKey is empty") }
+        if hostURL == nil { errors.append("ingestionHost \"\(ingestionHost)\" is not an http(s) URL with a host") }
+        if flushIntervalSeconds <= 0 { errors.append("flushIntervalSeconds must be > 0 (got \(flushIntervalSeconds))") }
+        if maxQueueEvents <= 0 { errors.append("maxQueueEvents must be > 0 (got \(maxQueueEvents))") }
+        if maxDiskEvents < 0 { errors.append("maxDiskEvents must be >= 0 (got \(maxDiskEvents))") }
+        return errors
+    }
+
+    /// The ingestion host as a URL: whitespace and one trailing slash trimmed; `nil` unless it
+    /// is `http` or `https` with a host.
+    public var hostURL: URL? {
+        var text = ingestionHost.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasSuffix("/") { text.removeLast() }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else { return nil }
+        return url
+    }
+}

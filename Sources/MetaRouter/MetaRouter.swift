@@ -1,0 +1,76 @@
+import Foundation
+
+/// The namespace of the seed API: `MetaRouter.Analytics.initialize(with:)`,
+/// `MetaRouter.Analytics.shared`.
+public enum MetaRouter {
+    /// Creating and finding analytics instances.
+    public enum Analytics {
+        private static let registry = Locked<[String: MetaRouterClient]>([:])
+        private static let proxy = AnalyticsProxy()
+
+        /// The first initialized instance, usable from anywhere — even before
+        /// `initialize(with:)`: calls made earlier are kept in order and replayed once an
+        /// instance is bound.
+        public static var shared: AnalyticsInterface { proxy }
+
+        /// Returns the instance for `options.writeKey`, creating and starting it if needed. It
+        /// returns at once; calls made before it is ready wait, in order. A second call with
+        /// the same write key returns the existing instance (its options are kept). The first
+        /// instance created becomes `shared`.
+        ///
+        /// Invalid options (empty write key, a host that is not http(s), `maxQueueEvents <= 0`,
+        /// negative `maxDiskEvents`, `flushIntervalSeconds <= 0`) are logged and give an inert
+        /// instance that drops every call and reports the error in `getDebugInfo()`.
+        @discardableResult
+        public static func initialize(with options: InitOptions) -> AnalyticsInterface {
+            instance(for: options)
+        }
+
+        /// Like ``initialize(with:)``, returning the concrete instance (its engine accepts
+        /// plugins).
+        public static func instance(for options: InitOptions) -> MetaRouterClient {
+            let (client, created) = registry.withLock { clients -> (MetaRouterClient, Bool) in
+                if let existing = clients[options.writeKey] { return (existing, false) }
+                let made = ClientFactory.make(options)
+                if made.configurationError == nil { clients[options.writeKey] = made }
+                return (made, true)
+            }
+            if !created {
+                client.client.logger.info("initialize: an instance for this write key exists already; returning it")
+            }
+            proxy.bind(client)
+            return client
+        }
+
+        /// Initializes and waits until the instance is ready (plugins configured, identity
+        /// loaded).
+        public static func initializeAndWait(with options: InitOptions) async -> AnalyticsInterface {
+            let client = instance(for: options)
+            await client.client.settle()
+            return client
+        }
+
+        /// Resets the shared instance (identity, advertising id, queue) and waits until the
+        /// reset has been applied. Does nothing when no instance is bound.
+        public static func resetAndWait() async {
+            await proxy.target?.resetAndWait()
+        }
+
+        /// Shuts down and forgets every instance, and unbinds `shared`: the next
+        /// `initialize(with:)` starts afresh. For tests and for servers that stop.
+        public static func shutdownAll() async {
+            let clients = registry.withLock { clients -> [MetaRouterClient] in
+                defer { clients = [:] }
+                return Array(clients.values)
+            }
+            let bound = proxy.target
+            proxy.unbind()
+            for client in clients { await client.shutdown() }
+            if let bound, !clients.contains(where: { $0 === bound }) { await bound.shutdown() }
+        }
+
+        /// The shared instance.
+        @available(*, deprecated, renamed: "shared", message: "Use MetaRouter.Analytics.shared")
+        public static func client() -> AnalyticsInterface { proxy }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// One analytics instance as the seed API presents it: an ``AnalyticsClient`` with the
+/// default plugins, plus the options it was made with.
+public final class MetaRouterClient: AnalyticsInterface {
+    /// The engine: ordered ingress, executor and timeline. Use it to add plugins.
+    public let client: AnalyticsClient
+    /// The options this instance was created with.
+    public let options: InitOptions
+    /// Why the options were rejected, when they were; the instance is then inert.
+    public let configurationError: String?
+
+    init(client: AnalyticsClient, options: InitOptions, configurationError: String?) {
+        self.client = client
+        self.options = options
+        self.configurationError = configurationError
+    }
+
+    /// Records a user action.
+    public func track(_ event: String, properties: [String: Any]?, options: EventOptions?) {
+        client.track(event, properties: properties, options: options)
+    }
+
+    /// Sets the current user and records their traits.
+    public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
+        client.identify(userId, traits: traits, options: options)
+    }
+
+    /// Sets the current group and records its traits.
+    public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) {
+        client.group(groupId, traits: traits, options: options)
+    }
+
+    /// Records a screen view.
+    public func screen(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+        client.screen(name, properties: properties, options: options)
+    }
+
+    /// Records a page view.
+    public func page(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+        client.page(name, properties: properties, options: options)
+    }
+
+    /// Links the current identity to `newUserId`.
+    public func alias(_ newUserId: String, options: EventOptions?) {
+        client.alias(newUserId, options: options)
+    }
+
+    /// Records a user action with typed properties.
+    public func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
+        client.track(event, properties: properties, options: options)
+    }
+
+    /// Sets the current user with typed traits.
+    public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
+        client.identify(userId, traits: traits, options: options)
+    }
+
+    /// Sets or clears the advertising id, in order with other calls.
+    public func setAdvertisingId(_ advertisingId: String?) {
+        client.perform { $0.find(AdvertisingIDPlugin.self)?.set(advertisingId) }
+    }
+
+    /// Clears the advertising id, in order with other calls.
+    public func clearAdvertisingId() {
+        client.perform { $0.find(AdvertisingIDPlugin.self)?.clear() }
+    }
+
+    /// The anonymous id once the identity is loaded. Without an identity plugin, a fresh
+    /// lowercase UUID (never empty).
+    public func getAnonymousId() async -> String {
+        let found = await onExecutor { $0.find(IdentityPlugin.self)?.anonymousId }
+        return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
+    }
+
+    /// Sends queued events now.
+    public func flush() { client.flush() }
+
+    /// Sends queued events and waits for the attempt to resolve.
+    public func flushAndWait() async { await client.flushAndWait() }
+
+    /// Clears identity, the advertising id and the queue.
+    public func reset() { client.reset() }
+
+    /// Resets and waits until the reset is applied.
+    public func resetAndWait() async { await client.resetAndWait() }
+
+    /// Turns on debug logging.
+    public func enableDebugLogging() { client.logger.minimumLevel = .debug }
+
+    /// Adds or removes `Trace: true` on uploads, in order with other calls.
+    public func setTracing(_ enabled: Bool) {
+        client.perform { $0.find(MetaRouterDestination.self)?.uploader?.tracing = enabled }
+    }
+
+    /// Lifecycle events are not part of this build yet, so the URL has no `Application Opened`
+    /// to attach to: the call logs a warning and does nothing.
+    public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
+        client.logger.warning("recordOpenedURL ignored: lifecycle tracking is off")
+    }
+
+    /// Delivers what is queued, then stops.
+    public func shutdown() async { await client.shutdown() }
+
+    /// The seed's debug fields, read on the executor so they are consistent with each other.
+    public func getDebugInfo() async -> DebugInfo {
+        let clock = client.configuration.clock
+        let snapshot = await onExecutor { timeline -> DebugInfoParts in
+            let identity = timeline.find(IdentityPlugin.self)
+            let uploader = timeline.find(MetaRouterDestination.self)?.uploader
+            return DebugInfoParts(
+                anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
+                advertisingId: timeline.find(AdvertisingIDPlugin.self)?.advertisingId,
+                delivery: uploader?.status(at: clock.now()), tracing: uploader?.tracing ?? false,
+                stats: uploader?.stats ?? DeliveryStats())
+        }
+        let lifecycle = client.lifecycle
+        return DebugInfo(
+            lifecycle: lifecycle.rawValue, queueLength: snapshot.delivery?.queueLength ?? 0,
+            writeKey: DebugInfo.mask(options.writeKey), ingestionHost: options.ingestionHost,
+            flushIntervalSeconds: options.flushIntervalSeconds, maxQueueEvents: options.maxQueueEvents,
+            maxDiskEvents: options.maxDiskEvents,
+            circuitState: snapshot.delivery?.circuitState.rawValue ?? CircuitBreaker.State.closed.rawValue,
+            circuitRemainingMs: snapshot.delivery?.circuitRemainingMs ?? 0,
+            flushInFlight: snapshot.delivery?.flushInFlight ?? false,
+            anonymousId: snapshot.anonymousId.flatMap { $0.isEmpty ? nil : $0 }, userId: snapshot.userId,
+            groupId: snapshot.groupId, advertisingId: snapshot.advertisingId, tracing: snapshot.tracing,
+            error: configurationError ?? client.disabledReason, stats: snapshot.stats)
+    }
+
+    private struct DebugInfoParts: Sendable {
+        var anonymousId: String?
+        var userId: String?
+        var groupId: String?
+        var advertisingId: String?
+        var delivery: BatchUploader.Status?
+        var tracing: Bool
+        var stats: DeliveryStats
+    }
+
+    /// Runs `read` on the executor after everything submitted before, and returns its result.
+    /// A shut-down client still answers: its executor keeps draining.
+    private func onExecutor<Value: Sendable>(_ read: @escaping @Sendable (Timeline) -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            client.perform { continuation.resume(returning: read($0)) }
+        }
+    }
+}

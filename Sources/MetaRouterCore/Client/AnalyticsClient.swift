@@ -1,0 +1,213 @@
+import Dispatch
+import Foundation
+
+/// The engine of one analytics instance: an ordered ingress, a serial executor, and the
+/// timeline of plugins it runs every event through. The `MetaRouter` module wraps it in the
+/// seed API and wires the default plugins; plugins receive it in `configure(analytics:)`.
+///
+/// Every method may be called from any thread and returns at once; the work happens on the
+/// executor, in call order.
+public final class AnalyticsClient: Sendable {
+    struct Status {
+        var lifecycle: ClientLifecycle = .initializing
+        var disabledReason: String?
+        var droppedCalls = 0
+        var pendingResets = 0
+        var plugins: [PluginHandoff] = []
+    }
+
+    /// The configuration every plugin can read.
+    public let configuration: Configuration
+    let executor: PipelineExecutor
+    let status = Locked(Status())
+
+    /// Creates a client with `plugins` in its timeline. It starts configuring at once; calls
+    /// made meanwhile wait, in order, and none are dropped.
+    public init(configuration: Configuration, plugins: [any Plugin] = []) {
+        self.configuration = configuration
+        executor = PipelineExecutor(label: "io.metarouter.executor.\(StorageFiles.namespace(for: configuration.writeKey))")
+        let handoffs = plugins.map(PluginHandoff.init)
+        status.withLock { $0.plugins = handoffs }
+        let settings = configuration.settings
+        executor.submit(.operation { [self] timeline in
+            for handoff in handoffs { timeline.add(handoff.plugin) }
+            timeline.attach(to: self, settings: settings)
+            status.withLock { if $0.lifecycle == .initializing { $0.lifecycle = .ready } }
+        })
+    }
+
+    /// The logger of this client.
+    public var logger: Logger { configuration.logger }
+
+    /// Where the client is in its life.
+    public var lifecycle: ClientLifecycle { status.withLock { $0.lifecycle } }
+
+    /// Why the client was disabled, when it was.
+    public var disabledReason: String? { status.withLock { $0.disabledReason } }
+
+    /// Calls dropped because the client was disabled or shut down.
+    public var droppedCalls: Int { status.withLock { $0.droppedCalls } }
+
+    // MARK: Ordered path
+
+    /// Hands a fully built event to the ingress. Most callers use `track` and friends.
+    public func process(_ event: Event) {
+        guard accepts("\(event.type.rawValue) call") else { return }
+        executor.submit(.event(event))
+    }
+
+    /// Runs `work` on the executor, in order with the events submitted before it. Plugins use
+    /// it to come back to the executor from timers and network callbacks.
+    public func perform(_ work: @escaping @Sendable (Timeline) -> Void) {
+        executor.submit(.operation(work))
+    }
+
+    /// Returns once everything submitted before this call has run through the timeline.
+    public func settle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            executor.submit(.operation { _ in continuation.resume() })
+        }
+    }
+
+    // MARK: Plugins
+
+    /// Adds `plugin` to the timeline, after everything submitted before.
+    @discardableResult
+    public func add(plugin: any Plugin) -> any Plugin {
+        let handoff = PluginHandoff(plugin)
+        status.withLock { $0.plugins.append(handoff) }
+        perform { $0.add(handoff.plugin) }
+        return plugin
+    }
+
+    /// Adds `plugin` to the sub-timeline of the destination whose key is `destinationKey`.
+    public func add(plugin: any Plugin, toDestination destinationKey: String) {
+        let handoff = PluginHandoff(plugin)
+        perform { [logger] timeline in
+            guard let destination = timeline.destination(key: destinationKey) else {
+                logger.warning("no destination \"\(destinationKey)\" to add \(type(of: handoff.plugin)) to")
+                return
+            }
+            destination.timeline.add(handoff.plugin)
+        }
+    }
+
+    /// Removes `plugin` from the timeline (it is shut down).
+    public func remove(plugin: any Plugin) {
+        let handoff = PluginHandoff(plugin)
+        status.withLock { $0.plugins.removeAll { $0.plugin === plugin } }
+        perform { $0.remove(handoff.plugin) }
+    }
+
+    /// The first plugin of type `T` added to this client's timeline (not sub-timelines).
+    /// Its methods other than thread-safe ones must be called through ``perform(_:)``.
+    public func find<T: Plugin>(pluginType: T.Type) -> T? {
+        status.withLock { status in status.plugins.lazy.compactMap { $0.plugin as? T }.first }
+    }
+
+    /// Hands new settings to every plugin, in order with events.
+    public func update(settings: Settings) {
+        perform { $0.update(settings: settings) }
+    }
+
+    // MARK: Control
+
+    /// Asks every plugin to deliver what it holds; covers every event submitted before.
+    public func flush() {
+        perform { $0.apply { $0.flush() } }
+    }
+
+    /// Flushes and returns once every destination's attempt has resolved.
+    public func flushAndWait() async {
+        await completeOnPlugins { plugin, done in
+            if let completing = plugin as? any CompletingPlugin { completing.flush(completion: done) } else { plugin.flush(); done() }
+        }
+    }
+
+    /// Resets every plugin (identity regenerated, queues cleared). Events submitted before keep
+    /// the old identity; events after carry the new one.
+    public func reset() {
+        status.withLock {
+            $0.pendingResets += 1
+            if $0.lifecycle == .ready { $0.lifecycle = .resetting }
+        }
+        perform { [self] timeline in
+            timeline.apply { $0.reset() }
+            status.withLock {
+                $0.pendingResets -= 1
+                if $0.pendingResets == 0, $0.lifecycle == .resetting { $0.lifecycle = .ready }
+            }
+        }
+    }
+
+    /// Resets and returns once the reset has been applied.
+    public func resetAndWait() async {
+        reset()
+        await settle()
+    }
+
+    /// Stops the client: later calls are dropped; every plugin shuts down (delivering or
+    /// persisting what it holds). Returns when all have finished.
+    public func shutdown() async {
+        status.withLock { if $0.lifecycle != .disabled { $0.lifecycle = .shutDown } }
+        await completeOnPlugins { plugin, done in
+            if let completing = plugin as? any CompletingPlugin { completing.shutdown(completion: done) } else { plugin.shutdown(); done() }
+        }
+    }
+
+    /// Disables the client for good: later calls are dropped with a log line and
+    /// `getDebugInfo` reports `reason`. Delivery calls this on 401 / 403 / 404.
+    public func disable(reason: String) {
+        let first = status.withLock { status -> Bool in
+            guard status.lifecycle != .disabled else { return false }
+            status.lifecycle = .disabled
+            status.disabledReason = reason
+            return true
+        }
+        if first { logger.error("client disabled: \(reason)") }
+    }
+
+    private func completeOnPlugins(_ body: @escaping (any Plugin, @escaping @Sendable () -> Void) -> Void) async {
+        let work = OperationHandoff(body)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            executor.submit(.operation { timeline in
+                let group = DispatchGroup()
+                timeline.apply { plugin in
+                    group.enter()
+                    work.body(plugin) { group.leave() }
+                }
+                group.notify(queue: .global()) { continuation.resume() }
+            })
+        }
+    }
+
+    /// Whether calls are accepted; logs the first drop loudly and the rest at debug level.
+    func accepts(_ what: @autoclosure () -> String) -> Bool {
+        let verdict = status.withLock { status -> (accepted: Bool, first: Bool, reason: String) in
+            switch status.lifecycle {
+            case .disabled, .shutDown:
+                status.droppedCalls += 1
+                let reason = status.lifecycle == .disabled ? "disabled: \(status.disabledReason ?? "")" : "shut down"
+                return (false, status.droppedCalls == 1, reason)
+            default:
+                return (true, false, "")
+            }
+        }
+        guard !verdict.accepted else { return true }
+        logger.log(verdict.first ? .warning : .debug, "dropped \(what()): client is \(verdict.reason)")
+        return false
+    }
+}
+
+/// Carries a plugin to the executor. Plugins are not `Sendable`; ownership passes to the
+/// executor, which alone invokes them from then on.
+struct PluginHandoff: @unchecked Sendable {  // the plugin is only invoked on the executor after handoff
+    let plugin: any Plugin
+    init(_ plugin: any Plugin) { self.plugin = plugin }
+}
+
+/// Carries a non-`Sendable` closure to the executor, where alone it runs.
+private struct OperationHandoff: @unchecked Sendable {  // `body` runs only on the executor
+    let body: (any Plugin, @escaping @Sendable () -> Void) -> Void
+    init(_ body: @escaping (any Plugin, @escaping @Sendable () -> Void) -> Void) { self.body = body }
+}

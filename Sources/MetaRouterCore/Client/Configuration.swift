@@ -1,0 +1,103 @@
+import Foundation
+
+/// The host application as analytics reports it in `context.app`.
+public struct ApplicationInfo: Sendable, Hashable {
+    /// Display name.
+    public var name: String?
+    /// Marketing version, e.g. `2.4.1`.
+    public var version: String?
+    /// Build number.
+    public var build: String?
+    /// Bundle identifier or service name.
+    public var namespace: String?
+
+    /// Creates application info; every field is optional.
+    public init(name: String? = nil, version: String? = nil, build: String? = nil, namespace: String? = nil) {
+        self.name = name
+        self.version = version
+        self.build = build
+        self.namespace = namespace
+    }
+}
+
+/// What every plugin of a client may read: the write key, where to log and persist, the clock
+/// and the host application.
+public struct Configuration: Sendable {
+    /// The source's write key.
+    public var writeKey: String
+    /// Where log lines go.
+    public var logger: Logger
+    /// The time source for timestamps, timers and backoff.
+    public var clock: any AnalyticsClock
+    /// Small persisted values (identity).
+    public var storage: any KeyValueStore
+    /// A directory owned by this client for files (the event log), or `nil` for none.
+    public var storageDirectory: URL?
+    /// The host application.
+    public var application: ApplicationInfo
+    /// Settings handed to plugins as they join.
+    public var settings: Settings
+
+    /// Creates a configuration. Defaults suit tests: memory storage, no directory.
+    public init(
+        writeKey: String,
+        logger: Logger = Logger(),
+        clock: any AnalyticsClock = SystemClock(),
+        storage: any KeyValueStore = InMemoryKeyValueStore(),
+        storageDirectory: URL? = nil,
+        application: ApplicationInfo = ApplicationInfo(),
+        settings: Settings = Settings()
+    ) {
+        self.writeKey = writeKey
+        self.logger = logger
+        self.clock = clock
+        self.storage = storage
+        self.storageDirectory = storageDirectory
+        self.application = application
+        self.settings = settings
+    }
+}
+
+/// Per-call overrides, for servers that act for many users: each is used instead of what the
+/// identity and context plugins would fill in.
+public struct EventOptions: Sendable, Hashable {
+    /// The userId for this event only (it is not stored).
+    public var userId: String?
+    /// The anonymousId for this event only (it is not stored).
+    public var anonymousId: String?
+    /// The event's timestamp instead of the time of the call.
+    public var timestamp: Date?
+    /// Context merged over the plugins' context (per-call values win, objects merge).
+    public var context: [String: JSON]?
+    /// Per-destination switches sent as `integrations`.
+    public var integrations: [String: JSON]?
+
+    /// Creates overrides; every field is optional.
+    public init(
+        userId: String? = nil,
+        anonymousId: String? = nil,
+        timestamp: Date? = nil,
+        context: [String: JSON]? = nil,
+        integrations: [String: JSON]? = nil
+    ) {
+        self.userId = userId
+        self.anonymousId = anonymousId
+        self.timestamp = timestamp
+        self.context = context
+        self.integrations = integrations
+    }
+}
+
+/// Where a client is in its life, as `getDebugInfo` reports it.
+public enum ClientLifecycle: String, Sendable, Hashable {
+    /// Plugins are being configured; calls wait in order.
+    case initializing
+    /// Running.
+    case ready
+    /// A reset is on its way through the pipeline.
+    case resetting
+    /// Stopped for good (invalid options, or the server rejected the write key); calls are dropped.
+    case disabled
+    /// `shutdown()` was called; calls are dropped.
+    case shutDown
+}

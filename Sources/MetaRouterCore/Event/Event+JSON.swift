@@ -1,0 +1,61 @@
+import Foundation
+
+extension Event {
+    /// The event as it goes on the wire (see `Docs/WireFormat.md`). Absent optional fields are
+    /// left out; `context` is always present.
+    public func jsonObject() -> [String: JSON] {
+        var object: [String: JSON] = [
+            "type": .string(type.rawValue),
+            "messageId": .string(messageId),
+            "timestamp": .string(Timestamp.string(from: timestamp)),
+            "context": .object(context),
+        ]
+        object["anonymousId"] = anonymousId.map(JSON.string)
+        object["userId"] = userId.map(JSON.string)
+        object["groupId"] = groupId.map(JSON.string)
+        object["previousId"] = previousId.map(JSON.string)
+        object["event"] = event.map(JSON.string)
+        object["name"] = name.map(JSON.string)
+        object["properties"] = properties.map(JSON.object)
+        object["traits"] = traits.map(JSON.object)
+        object["integrations"] = integrations.map(JSON.object)
+        object["sentAt"] = sentAt.map { .string(Timestamp.string(from: $0)) }
+        object["writeKey"] = writeKey.map(JSON.string)
+        return object
+    }
+
+    /// The compact, key-sorted JSON bytes of ``jsonObject()``.
+    public func jsonBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        JSONWriter.writeObject(jsonObject(), into: &out)
+        return out
+    }
+
+    /// Reads an event back from its wire form; `nil` when a required field is missing or
+    /// malformed.
+    public init?(json: JSON) {
+        guard let object = json.objectValue,
+            let typeName = object["type"]?.stringValue, let type = EventType(rawValue: typeName),
+            let messageId = object["messageId"]?.stringValue,
+            let stamp = object["timestamp"]?.stringValue, let timestamp = Timestamp.date(from: stamp)
+        else { return nil }
+        self.init(
+            type: type,
+            messageId: messageId,
+            timestamp: timestamp,
+            anonymousId: object["anonymousId"]?.stringValue,
+            userId: object["userId"]?.stringValue,
+            groupId: object["groupId"]?.stringValue,
+            previousId: object["previousId"]?.stringValue,
+            event: object["event"]?.stringValue,
+            name: object["name"]?.stringValue,
+            properties: object["properties"]?.objectValue,
+            traits: object["traits"]?.objectValue,
+            context: object["context"]?.objectValue ?? [:],
+            integrations: object["integrations"]?.objectValue
+        )
+        sentAt = object["sentAt"]?.stringValue.flatMap(Timestamp.date(from:))
+        writeKey = object["writeKey"]?.stringValue
+    }
+}

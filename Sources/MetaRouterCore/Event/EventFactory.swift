@@ -1,0 +1,116 @@
+import Foundation
+
+/// Builds events at the call site: captures the timestamp and messageId, converts the
+/// caller's values to ``JSON`` (logging each value it has to drop, by key path) and applies
+/// per-call overrides. Nothing here touches disk or network.
+public struct EventFactory: Sendable {
+    private let clock: any AnalyticsClock
+    private let logger: Logger
+
+    /// A factory stamping times from `clock` and reporting dropped values to `logger`.
+    public init(clock: any AnalyticsClock, logger: Logger) {
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// A track event.
+    public func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> Event {
+        var event = base(.track, options)
+        event.event = name
+        event.properties = convert(properties, root: "properties", call: "track \"\(name)\"")
+        return event
+    }
+
+    /// A track event with typed properties.
+    public func track<Properties: Encodable>(_ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
+        var event = base(.track, options)
+        event.event = name
+        event.properties = convert(encodable: properties, root: "properties", call: "track \"\(name)\"")
+        return event
+    }
+
+    /// An identify event.
+    public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) -> Event {
+        var event = base(.identify, options)
+        event.userId = userId
+        event.traits = convert(traits, root: "traits", call: "identify") ?? [:]
+        return event
+    }
+
+    /// An identify event with typed traits.
+    public func identify<Traits: Encodable>(_ userId: String, encodable traits: Traits, options: EventOptions?) -> Event {
+        var event = base(.identify, options)
+        event.userId = userId
+        event.traits = convert(encodable: traits, root: "traits", call: "identify") ?? [:]
+        return event
+    }
+
+    /// A screen or page event; the name goes to `name` and `properties.name`.
+    public func view(_ type: EventType, _ name: String, properties: [String: Any]?, options: EventOptions?) -> Event {
+        view(type, name, convert(properties, root: "properties", call: "\(type.rawValue) \"\(name)\""), options)
+    }
+
+    /// A screen or page event with typed properties.
+    public func view<Properties: Encodable>(_ type: EventType, _ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
+        view(type, name, convert(encodable: properties, root: "properties", call: "\(type.rawValue) \"\(name)\""), options)
+    }
+
+    /// A group event.
+    public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) -> Event {
+        var event = base(.group, options)
+        event.groupId = groupId
+        event.traits = convert(traits, root: "traits", call: "group") ?? [:]
+        return event
+    }
+
+    /// A group event with typed traits.
+    public func group<Traits: Encodable>(_ groupId: String, encodable traits: Traits, options: EventOptions?) -> Event {
+        var event = base(.group, options)
+        event.groupId = groupId
+        event.traits = convert(encodable: traits, root: "traits", call: "group") ?? [:]
+        return event
+    }
+
+    /// An alias event; the identity plugin fills `previousId`.
+    public func alias(_ newUserId: String, options: EventOptions?) -> Event {
+        var event = base(.alias, options)
+        event.userId = newUserId
+        return event
+    }
+
+    private func base(_ type: EventType, _ options: EventOptions?) -> Event {
+        var event = Event(type: type, timestamp: options?.timestamp ?? clock.now())
+        guard let options else { return event }
+        event.anonymousId = options.anonymousId
+        event.userId = options.userId
+        event.context = options.context ?? [:]
+        event.integrations = options.integrations
+        return event
+    }
+
+    private func view(_ type: EventType, _ name: String, _ properties: [String: JSON]?, _ options: EventOptions?) -> Event {
+        var event = base(type, options)
+        event.name = name
+        var merged = properties ?? [:]
+        merged["name"] = .string(name)
+        event.properties = merged
+        return event
+    }
+
+    private func convert(_ values: [String: Any]?, root: String, call: @autoclosure () -> String) -> [String: JSON]? {
+        guard let values else { return nil }
+        let (converted, issues) = ValueConverter.convert(values, root: root)
+        report(issues, call: call())
+        return converted
+    }
+
+    private func convert<Value: Encodable>(encodable: Value, root: String, call: @autoclosure () -> String) -> [String: JSON]? {
+        let (converted, issues) = ValueConverter.convert(encodable: encodable, root: root)
+        report(issues, call: call())
+        return converted
+    }
+
+    private func report(_ issues: [ConversionIssue], call: @autoclosure () -> String) {
+        for issue in issues { logger.warning("\(call()): \(issue)") }
+    }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+
+/// One unit of work on the ordered path: an event, or an operation on the timeline (identity
+/// change, reset, plugin added, flush, a plugin's own continuation).
+public enum Command: Sendable {
+    /// An event to run through the timeline.
+    case event(Event)
+    /// Work that runs on the executor with the timeline, in order with the events.
+    case operation(@Sendable (Timeline) -> Void)
+}
+
+/// The ordered ingress and the serial executor of one client.
+///
+/// Callers append commands to a lock-guarded buffer; the first append into an idle buffer
+/// wakes the executor (one serial dispatch queue per client), which swaps out the whole buffer
+/// and runs it through the timeline, repeating until the buffer is empty. No `Task` is created
+/// per call, callers never wait for the executor, and commands run strictly in arrival order.
+final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touched on `queue`
+    private struct Ingress {
+        var pending: [Command] = []
+        var draining = false
+    }
+
+    let timeline = Timeline()
+    private let queue: DispatchQueue
+    private let ingress = Locked(Ingress())
+
+    init(label: String) {
+        queue = DispatchQueue(label: label, qos: .utility)
+    }
+
+    /// Appends a command; wakes the executor if it was idle.
+    func submit(_ command: Command) {
+        let wake = ingress.withLock { state -> Bool in
+            state.pending.append(command)
+            guard !state.draining else { return false }
+            state.draining = true
+            return true
+        }
+        if wake { queue.async { self.drain() } }
+    }
+
+    /// Number of commands waiting in the ingress.
+    var pendingCount: Int { ingress.withLock { $0.pending.count } }
+
+    private func drain() {
+        while true {
+            let batch = ingress.withLock { state -> [Command] in
+                guard !state.pending.isEmpty else {
+                    state.draining = false
+                    return []
+                }
+                let taken = state.pending
+                state.pending = []
+                state.pending.reserveCapacity(min(taken.count, 4096))
+                return taken
+            }
+            if batch.isEmpty { return }
+            for command in batch {
+                switch command {
+                case .event(let event): timeline.process(event)
+                case .operation(let work): work(timeline)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// A JSON value with distinct integer and floating-point cases.
+///
+/// Integers stay exact (no `Double` or `Decimal` round trip), so `19.99` is written as `19.99`
+/// and `9007199254740993` as `9007199254740993`. `NaN` and infinities are never stored: the
+/// conversion at the API boundary rejects them.
+public enum JSON: Sendable, Hashable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A signed integer.
+    case int(Int64)
+    /// An unsigned integer above `Int64.max`; smaller values use ``int(_:)``.
+    case uint(UInt64)
+    /// A finite floating-point number.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// An ordered array.
+    case array([JSON])
+    /// An object; keys are written in sorted order.
+    case object([String: JSON])
+}
+
+extension JSON {
+    /// The string, when this is a string.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The object, when this is an object.
+    public var objectValue: [String: JSON]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// The array, when this is an array.
+    public var arrayValue: [JSON]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    /// The Boolean, when this is a Boolean.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The number as a `Double`, when this is any numeric case.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): return Double(value)
+        case .uint(let value): return Double(value)
+        case .double(let value): return value
+        default: return nil
+        }
+    }
+
+    /// The number as an `Int64`, when this is an integer that fits.
+    public var int64Value: Int64? {
+        switch self {
+        case .int(let value): return value
+        case .uint(let value): return Int64(exactly: value)
+        default: return nil
+        }
+    }
+
+    /// `true` for `null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The member at `key`, when this is an object.
+    public subscript(key: String) -> JSON? {
+        objectValue?[key]
+    }
+
+    /// The value at a sequence of object keys, or `nil` when any step is missing.
+    public func value(at path: [String]) -> JSON? {
+        var current = self
+        for key in path {
+            guard let next = current[key] else { return nil }
+            current = next
+        }
+        return current
+    }
+}
+
+extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    /// `null`.
+    public init(nilLiteral: ()) { self = .null }
+    /// A Boolean.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer.
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A floating-point number.
+    public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An array.
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    /// An object; a repeated key keeps its last value.
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+extension JSON: CustomStringConvertible {
+    /// The compact JSON text, keys sorted.
+    public var description: String { JSONWriter.string(self) }
+}

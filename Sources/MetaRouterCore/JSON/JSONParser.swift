@@ -1,0 +1,224 @@
+import Foundation
+
+/// An error from ``JSONParser``, with the byte offset where reading stopped.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Byte offset into the input.
+    public let offset: Int
+    /// What was wrong there.
+    public let reason: String
+
+    /// A one-line description.
+    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+}
+
+/// Reads JSON text into ``JSON`` values. Integers without a fraction or exponent become
+/// ``JSON/int(_:)`` (or ``JSON/uint(_:)`` above `Int64.max`); everything else numeric becomes
+/// ``JSON/double(_:)``.
+public struct JSONParser {
+    /// Nesting deeper than this is rejected rather than risking the stack.
+    public static let maximumDepth = 512
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Parses one complete JSON document from `text`.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON {
+        try parse(Array(text.utf8))
+    }
+
+    /// Parses one complete JSON document from UTF-8 `data`.
+    public static func parse(_ data: Data) throws(JSONParseError) -> JSON {
+        try parse([UInt8](data))
+    }
+
+    /// Parses one complete JSON document from UTF-8 `bytes`.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
+        var parser = JSONParser(bytes)
+        let value = try parser.readValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.error("unexpected trailing characters") }
+        return value
+    }
+
+    private func error(_ reason: String) -> JSONParseError {
+        JSONParseError(offset: index, reason: reason)
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func readValue(depth: Int) throws(JSONParseError) -> JSON {
+        guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try readObject(depth: depth)
+        case UInt8(ascii: "["): return try readArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try readString())
+        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try readNumber()
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func expectWord(_ word: String) throws(JSONParseError) {
+        for expected in word.utf8 {
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            guard bytes[index] == expected else { throw error("unknown literal") }
+            index += 1
+        }
+    }
+
+    private mutating func readObject(depth: Int) throws(JSONParseError) -> JSON {
+        index += 1
+        var members: [String: JSON] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
+            let key = try readString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            members[key] = try readValue(depth: depth + 1)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            throw error("expected ',' or '}'")
+        }
+    }
+
+    private mutating func readArray(depth: Int) throws(JSONParseError) -> JSON {
+        index += 1
+        var items: [JSON] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
+        while true {
+            items.append(try readValue(depth: depth + 1))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            throw error("expected ',' or ']'")
+        }
+    }
+
+    private mutating func readNumber() throws(JSONParseError) -> JSON {
+        let start = index
+        var isInteger = true
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let digitsStart = index
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        guard index > digitsStart else { throw error("expected a digit") }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            let fractionStart = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard index > fractionStart else { throw error("expected a digit after '.'") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            let exponentStart = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard index > exponentStart else { throw error("expected a digit in the exponent") }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if isInteger {
+            if let value = Int64(text) { return .int(value) }
+            if let value = UInt64(text) { return .uint(value) }
+        }
+        guard let value = Double(text), value.isFinite else { throw error("number out of range") }
+        return .double(value)
+    }
+
+    private mutating func readString() throws(JSONParseError) -> String {
+        index += 1
+        var scalars: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: scalars, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw error("unterminated escape") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): scalars.append(UInt8(ascii: "\\"))
+                case UInt8(ascii: "/"): scalars.append(UInt8(ascii: "/"))
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"): try appendUnicodeEscape(into: &scalars)
+                default: throw error("unknown escape")
+                }
+            case 0..<0x20:
+                throw error("control character in string")
+            default:
+                scalars.append(byte)
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func readHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("bad hex digit in \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func appendUnicodeEscape(into scalars: inout [UInt8]) throws(JSONParseError) {
+        var code = try readHex4()
+        if (0xD800...0xDBFF).contains(code) {
+            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { throw error("unpaired surrogate") }
+            index += 2
+            let low = try readHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate") }
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(code) {
+            throw error("unpaired surrogate")
+        }
+        guard let scalar = Unicode.Scalar(code) else { throw error("invalid code point") }
+        scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+    }
+}

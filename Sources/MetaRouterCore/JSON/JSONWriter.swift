@@ -1,0 +1,92 @@
+import Foundation
+
+/// Writes ``JSON`` values as compact UTF-8 JSON text with object keys in sorted order, so the
+/// same value always produces the same bytes.
+public enum JSONWriter {
+    /// The JSON text of `value`.
+    public static func string(_ value: JSON) -> String {
+        String(decoding: bytes(value), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of `value`.
+    public static func bytes(_ value: JSON) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, into: &out)
+        return out
+    }
+
+    /// Appends the UTF-8 bytes of `value` to `out`.
+    public static func write(_ value: JSON, into out: inout [UInt8]) {
+        switch value {
+        case .null:
+            out.append(contentsOf: "null".utf8)
+        case .bool(let flag):
+            out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .int(let number):
+            out.append(contentsOf: String(number).utf8)
+        case .uint(let number):
+            out.append(contentsOf: String(number).utf8)
+        case .double(let number):
+            writeDouble(number, into: &out)
+        case .string(let text):
+            writeString(text, into: &out)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                write(item, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            writeObject(members, into: &out)
+        }
+    }
+
+    /// Appends an object with its keys sorted.
+    public static func writeObject(_ members: [String: JSON], into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for key in members.keys.sorted() {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            writeString(key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            // The key came from `members`, so the lookup cannot miss.
+            write(members[key] ?? .null, into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private static func writeDouble(_ number: Double, into out: inout [UInt8]) {
+        guard number.isFinite else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        // Swift prints the shortest text that reads back as the same Double: 19.99 → "19.99".
+        out.append(contentsOf: number.description.utf8)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `text` as a quoted JSON string.
+    public static func writeString(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
+            default:
+                out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

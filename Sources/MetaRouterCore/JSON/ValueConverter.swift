@@ -1,0 +1,216 @@
+import Foundation
+
+/// A value that could not be represented in JSON and was left out of an event.
+public struct ConversionIssue: Sendable, Equatable, CustomStringConvertible {
+    /// Where the value sat, e.g. `properties.items[2].price`.
+    public let keyPath: String
+    /// Why it was dropped.
+    public let reason: String
+
+    /// `dropped properties.x: reason`.
+    public var description: String { "dropped \(keyPath): \(reason)" }
+}
+
+/// Converts the `[String: Any]` values callers pass into ``JSON``.
+///
+/// Supported: `String`, `Bool`, every integer and floating type, `Decimal`, `Date`
+/// (ISO-8601 with milliseconds), `URL`, `UUID`, `Data` (base64), arrays, dictionaries with
+/// string keys, `JSON`, any other `Encodable`, and `nil` / `NSNull` as `null`. A value that
+/// cannot be represented (NaN, infinity, an unsupported type, nesting deeper than
+/// ``maximumDepth``) is left out and reported; its siblings are kept.
+public enum ValueConverter {
+    /// Containers nested deeper than this are dropped.
+    public static let maximumDepth = 32
+
+    /// Converts a dictionary whose key path starts at `root` (e.g. `properties`).
+    public static func convert(_ dictionary: [String: Any], root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
+        var issues: [ConversionIssue] = []
+        let value = convertDictionary(dictionary, path: root, depth: 1, issues: &issues)
+        return (value, issues)
+    }
+
+    /// Converts any `Encodable` value that encodes as a JSON object.
+    public static func convert<Value: Encodable>(encodable: Value, root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
+        var issues: [ConversionIssue] = []
+        guard let json = encode(encodable, path: root, issues: &issues) else { return ([:], issues) }
+        guard let object = json.objectValue else {
+            return ([:], [ConversionIssue(keyPath: root, reason: "\(Value.self) does not encode as a JSON object")])
+        }
+        var checked: [String: JSON] = [:]
+        for (key, member) in object {
+            if let kept = limitDepth(member, path: "\(root).\(key)", depth: 2, issues: &issues) { checked[key] = kept }
+        }
+        return (checked, issues)
+    }
+
+    private static func convertDictionary(_ dictionary: [String: Any], path: String, depth: Int, issues: inout [ConversionIssue]) -> [String: JSON] {
+        var result: [String: JSON] = [:]
+        result.reserveCapacity(dictionary.count)
+        for (key, raw) in dictionary {
+            if let value = convertValue(raw, path: "\(path).\(key)", depth: depth + 1, issues: &issues) {
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    private static func convertValue(_ raw: Any, path: @autoclosure () -> String, depth: Int, issues: inout [ConversionIssue]) -> JSON? {
+        // Foundation numbers first: casting one to Bool or Int would bridge 1 into `true`.
+        if let number = raw as? NSNumber, type(of: raw) is NSNumber.Type {
+            return convertNumber(number, path: path(), issues: &issues)
+        }
+        switch raw {
+        case let text as String: return .string(text)
+        case let flag as Bool: return .bool(flag)
+        case let number as Int: return .int(Int64(number))
+        case let number as Double: return finite(number, path: path(), issues: &issues)
+        case let value as JSON: return limitDepth(value, path: path(), depth: depth, issues: &issues)
+        case let dictionary as [String: Any]:
+            guard depth <= maximumDepth else { return tooDeep(path(), &issues) }
+            return .object(convertDictionary(dictionary, path: path(), depth: depth, issues: &issues))
+        case let array as [Any]:
+            guard depth <= maximumDepth else { return tooDeep(path(), &issues) }
+            var items: [JSON] = []
+            items.reserveCapacity(array.count)
+            let base = path()
+            for (index, element) in array.enumerated() {
+                if let item = convertValue(element, path: "\(base)[\(index)]", depth: depth + 1, issues: &issues) {
+                    items.append(item)
+                }
+            }
+            return .array(items)
+        case let date as Date: return .string(Timestamp.string(from: date))
+        case let url as URL: return .string(url.absoluteString)
+        case let uuid as UUID: return .string(uuid.uuidString.lowercased())
+        case let data as Data: return .string(data.base64EncodedString())
+        case is NSNull: return .null
+        case let number as Int8: return .int(Int64(number))
+        case let number as Int16: return .int(Int64(number))
+        case let number as Int32: return .int(Int64(number))
+        case let number as Int64: return .int(number)
+        case let number as UInt: return unsigned(UInt64(number))
+        case let number as UInt8: return .int(Int64(number))
+        case let number as UInt16: return .int(Int64(number))
+        case let number as UInt32: return .int(Int64(number))
+        case let number as UInt64: return unsigned(number)
+        case let number as Float:
+            // The shortest text of a Float reads back as the Double a person expects: 19.99f → 19.99.
+            guard number.isFinite else { return nonFinite(path(), &issues) }
+            return .double(Double(number.description) ?? Double(number))
+        case let number as Decimal:
+            guard !number.isNaN else { return nonFinite(path(), &issues) }
+            return .double(Double(number.description) ?? 0)
+        case let dictionary as [AnyHashable: Any]:
+            guard depth <= maximumDepth else { return tooDeep(path(), &issues) }
+            var strings: [String: Any] = [:]
+            let base = path()
+            for (key, value) in dictionary {
+                guard let name = key.base as? String else {
+                    issues.append(ConversionIssue(keyPath: "\(base).\(key)", reason: "dictionary key is not a String"))
+                    continue
+                }
+                strings[name] = value
+            }
+            return .object(convertDictionary(strings, path: base, depth: depth, issues: &issues))
+        case let encodable as any Encodable:
+            var local: [ConversionIssue] = []
+            let base = path()
+            guard let json = encode(encodable, path: base, issues: &local) else {
+                issues.append(contentsOf: local)
+                return nil
+            }
+            return limitDepth(json, path: base, depth: depth, issues: &issues)
+        default:
+            if let unwrapped = unwrapOptional(raw) {
+                return unwrapped.isNone ? .null : convertValue(unwrapped.value as Any, path: path(), depth: depth, issues: &issues)
+            }
+            issues.append(ConversionIssue(keyPath: path(), reason: "unsupported type \(type(of: raw))"))
+            return nil
+        }
+    }
+
+    private static func convertNumber(_ number: NSNumber, path: String, issues: inout [ConversionIssue]) -> JSON? {
+        switch String(cString: number.objCType) {
+        case "c" where String(describing: type(of: number)).hasSuffix("Boolean"), "B":
+            // Both Foundations box Booleans in a `…Boolean` subclass; a plain Int8 is "c" too.
+            return .bool(number.boolValue)
+        case "f", "d":
+            return finite(number.doubleValue, path: path, issues: &issues)
+        case "Q", "L", "I", "S", "C":
+            return unsigned(number.uint64Value)
+        default:
+            return .int(number.int64Value)
+        }
+    }
+
+    private static func unsigned(_ number: UInt64) -> JSON {
+        if let signed = Int64(exactly: number) { return .int(signed) }
+        return .uint(number)
+    }
+
+    private static func finite(_ number: Double, path: String, issues: inout [ConversionIssue]) -> JSON? {
+        guard number.isFinite else { return nonFinite(path, &issues) }
+        return .double(number)
+    }
+
+    private static func nonFinite(_ path: String, _ issues: inout [ConversionIssue]) -> JSON? {
+        issues.append(ConversionIssue(keyPath: path, reason: "NaN or infinity cannot be sent as JSON"))
+        return nil
+    }
+
+    private static func tooDeep(_ path: String, _ issues: inout [ConversionIssue]) -> JSON? {
+        issues.append(ConversionIssue(keyPath: path, reason: "nested deeper than \(maximumDepth) levels"))
+        return nil
+    }
+
+    /// Drops containers of an already-typed value that sit deeper than the limit.
+    private static func limitDepth(_ value: JSON, path: String, depth: Int, issues: inout [ConversionIssue]) -> JSON? {
+        switch value {
+        case .object(let members):
+            guard depth <= maximumDepth else { return tooDeep(path, &issues) }
+            var kept: [String: JSON] = [:]
+            for (key, member) in members {
+                if let child = limitDepth(member, path: "\(path).\(key)", depth: depth + 1, issues: &issues) { kept[key] = child }
+            }
+            return .object(kept)
+        case .array(let items):
+            guard depth <= maximumDepth else { return tooDeep(path, &issues) }
+            var kept: [JSON] = []
+            for (index, item) in items.enumerated() {
+                if let child = limitDepth(item, path: "\(path)[\(index)]", depth: depth + 1, issues: &issues) { kept.append(child) }
+            }
+            return .array(kept)
+        case .double(let number) where !number.isFinite:
+            return nonFinite(path, &issues)
+        default:
+            return value
+        }
+    }
+
+    private static func encode(_ value: any Encodable, path: String, issues: inout [ConversionIssue]) -> JSON? {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(from: date))
+        }
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        do {
+            let data = try encoder.encode(value)
+            return try JSONParser.parse(data)
+        } catch {
+            issues.append(ConversionIssue(keyPath: path, reason: "\(type(of: value)) failed to encode: \(error)"))
+            return nil
+        }
+    }
+
+    private struct OptionalPayload {
+        let value: Any?
+        var isNone: Bool { value == nil }
+    }
+
+    private static func unwrapOptional(_ raw: Any) -> OptionalPayload? {
+        let mirror = Mirror(reflecting: raw)
+        guard mirror.displayStyle == .optional else { return nil }
+        return OptionalPayload(value: mirror.children.first?.value)
+    }
+}

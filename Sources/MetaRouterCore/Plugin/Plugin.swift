@@ -1,0 +1,142 @@
+/// Where a plugin sits in the timeline. Stages run in this order: `before`, `enrichment`,
+/// every `destination` (each with its own sub-timeline), `after`. `utility` plugins see no
+/// events; they only receive configuration, settings, reset, flush and shutdown.
+public enum PluginType: Sendable, Hashable, CaseIterable {
+    /// First: validation, consent gates, dropping events early.
+    case before
+    /// Adds or changes data: identity, context, renames.
+    case enrichment
+    /// Delivers events somewhere; each destination gets its own copy of the event.
+    case destination
+    /// Sees every event after the destinations ran: logging, metrics.
+    case after
+    /// Sees no events.
+    case utility
+}
+
+/// A step of the pipeline.
+///
+/// A plugin is an ordinary class: the plugins of one `AnalyticsClient` are invoked serially on
+/// its executor, never concurrently, so a plugin needs no locks for state that only its hooks
+/// touch. Every hook has a default, so a plugin implements only what it needs.
+public protocol Plugin: AnyObject {
+    /// The stage this plugin runs in.
+    var type: PluginType { get }
+    /// Called once, on the executor, when the plugin joins a client's timeline.
+    func configure(analytics: AnalyticsClient)
+    /// Receives an event; returns it (changed or not) to pass it on, or `nil` to drop it.
+    func execute(event: Event) -> Event?
+    /// Receives settings when the plugin joins and whenever they change.
+    func update(settings: Settings)
+    /// The client was reset (logout): forget per-user state.
+    func reset()
+    /// The host asked to deliver what is queued now.
+    func flush()
+    /// The client is shutting down: persist what must survive and stop timers.
+    func shutdown()
+}
+
+extension Plugin {
+    /// Does nothing.
+    public func configure(analytics: AnalyticsClient) {}
+    /// Passes the event on unchanged.
+    public func execute(event: Event) -> Event? { event }
+    /// Does nothing.
+    public func update(settings: Settings) {}
+    /// Does nothing.
+    public func reset() {}
+    /// Does nothing.
+    public func flush() {}
+    /// Does nothing.
+    public func shutdown() {}
+}
+
+/// A plugin with one hook per event type. The default `execute(event:)` dispatches to them;
+/// each returns its event unchanged unless overridden.
+public protocol EventPlugin: Plugin {
+    /// A track event.
+    func track(event: Event) -> Event?
+    /// An identify event.
+    func identify(event: Event) -> Event?
+    /// A screen event.
+    func screen(event: Event) -> Event?
+    /// A page event.
+    func page(event: Event) -> Event?
+    /// A group event.
+    func group(event: Event) -> Event?
+    /// An alias event.
+    func alias(event: Event) -> Event?
+}
+
+extension EventPlugin {
+    /// Calls the hook for the event's type.
+    public func execute(event: Event) -> Event? {
+        switch event.type {
+        case .track: return track(event: event)
+        case .identify: return identify(event: event)
+        case .screen: return screen(event: event)
+        case .page: return page(event: event)
+        case .group: return group(event: event)
+        case .alias: return alias(event: event)
+        }
+    }
+
+    /// Passes the event on.
+    public func track(event: Event) -> Event? { event }
+    /// Passes the event on.
+    public func identify(event: Event) -> Event? { event }
+    /// Passes the event on.
+    public func screen(event: Event) -> Event? { event }
+    /// Passes the event on.
+    public func page(event: Event) -> Event? { event }
+    /// Passes the event on.
+    public func group(event: Event) -> Event? { event }
+    /// Passes the event on.
+    public func alias(event: Event) -> Event? { event }
+}
+
+/// A plugin that delivers events somewhere, with a sub-timeline of `before` / `enrichment` /
+/// `after` plugins that apply to this destination only. Its own `execute(event:)` (or the
+/// per-type hooks) does the delivery.
+public protocol DestinationPlugin: EventPlugin {
+    /// A stable name, e.g. `"MetaRouter"`; rules and settings address the destination by it.
+    var key: String { get }
+    /// This destination's own plugins. Create it once: `let timeline = Timeline()`.
+    var timeline: Timeline { get }
+}
+
+extension DestinationPlugin {
+    /// Destinations always sit in the destination stage.
+    public var type: PluginType { .destination }
+
+    /// Adds a plugin to this destination's sub-timeline. Call it before the destination joins
+    /// a client, or from the executor (``AnalyticsClient/perform(_:)``) afterwards.
+    @discardableResult
+    public func add(plugin: any Plugin) -> any Plugin {
+        timeline.add(plugin)
+        return plugin
+    }
+
+    /// Removes a plugin from this destination's sub-timeline.
+    public func remove(plugin: any Plugin) {
+        timeline.remove(plugin)
+    }
+
+    /// Runs the sub-timeline's `before` and `enrichment` plugins, then this destination, then
+    /// its `after` plugins. Returns what the destination returned.
+    public func process(event: Event) -> Event? {
+        guard let prepared = timeline.run(stages: [.before, .enrichment], event),
+            let delivered = execute(event: prepared)
+        else { return nil }
+        return timeline.run(stages: [.after], delivered)
+    }
+}
+
+/// A plugin whose flush or shutdown completes later (e.g. after a network round trip).
+/// `AnalyticsClient.flushAndWait()` and `shutdown()` wait for these.
+public protocol CompletingPlugin: Plugin {
+    /// Flushes, then calls `completion` once the attempt has resolved.
+    func flush(completion: @escaping @Sendable () -> Void)
+    /// Shuts down, then calls `completion` once everything is delivered or safely stored.
+    func shutdown(completion: @escaping @Sendable () -> Void)
+}

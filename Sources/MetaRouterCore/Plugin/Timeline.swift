@@ -1,0 +1,116 @@
+/// The ordered plugins of one client (or of one destination's sub-timeline), by stage.
+///
+/// A timeline belongs to its client's executor: it is read and changed only there.
+public final class Timeline {
+    private var stages: [PluginType: [any Plugin]] = [:]
+    private weak var analytics: AnalyticsClient?
+    private var settings = Settings()
+
+    /// An empty timeline.
+    public init() {}
+
+    /// Every plugin, in stage order and insertion order within a stage.
+    public var plugins: [any Plugin] {
+        PluginType.allCases.flatMap { stages[$0] ?? [] }
+    }
+
+    /// Adds `plugin` at the end of its stage and configures it if the timeline is attached.
+    public func add(_ plugin: any Plugin) {
+        stages[plugin.type, default: []].append(plugin)
+        if let analytics { join(plugin, analytics) }
+    }
+
+    /// Removes `plugin` (by identity); it is shut down first.
+    public func remove(_ plugin: any Plugin) {
+        guard var list = stages[plugin.type], let index = list.firstIndex(where: { $0 === plugin }) else { return }
+        list.remove(at: index)
+        stages[plugin.type] = list
+        plugin.shutdown()
+    }
+
+    /// The first plugin of type `T`, searching destinations' sub-timelines too.
+    public func find<T>(_ pluginType: T.Type) -> T? {
+        for plugin in plugins {
+            if let match = plugin as? T { return match }
+            if let destination = plugin as? any DestinationPlugin, let match = destination.timeline.find(T.self) {
+                return match
+            }
+        }
+        return nil
+    }
+
+    /// Every plugin of type `T`, including those in destinations' sub-timelines.
+    public func findAll<T>(_ pluginType: T.Type) -> [T] {
+        plugins.flatMap { plugin -> [T] in
+            var found: [T] = (plugin as? T).map { [$0] } ?? []
+            if let destination = plugin as? any DestinationPlugin {
+                found += destination.timeline.findAll(T.self)
+            }
+            return found
+        }
+    }
+
+    /// The destination whose key is `key`.
+    public func destination(key: String) -> (any DestinationPlugin)? {
+        stages[.destination]?.lazy.compactMap { $0 as? any DestinationPlugin }.first { $0.key == key }
+    }
+
+    /// Runs `event` through the whole timeline: before → enrichment → each destination → after.
+    /// Returns the event as the `after` stage left it, or `nil` when it was dropped before the
+    /// destinations or by an `after` plugin.
+    @discardableResult
+    public func process(_ event: Event) -> Event? {
+        guard let enriched = run(stages: [.before, .enrichment], event) else { return nil }
+        for plugin in stages[.destination] ?? [] {
+            if let destination = plugin as? any DestinationPlugin {
+                _ = destination.process(event: enriched)
+            } else {
+                _ = plugin.execute(event: enriched)
+            }
+        }
+        return run(stages: [.after], enriched)
+    }
+
+    /// Runs `event` through the plugins of `stageList`, in order, stopping when one drops it.
+    public func run(stages stageList: [PluginType], _ event: Event) -> Event? {
+        var current = event
+        for stage in stageList {
+            for plugin in stages[stage] ?? [] {
+                guard let next = plugin.execute(event: current) else { return nil }
+                current = next
+            }
+        }
+        return current
+    }
+
+    /// Calls `body` on every plugin, destinations' sub-timelines included.
+    public func apply(_ body: (any Plugin) -> Void) {
+        for plugin in plugins {
+            body(plugin)
+            if let destination = plugin as? any DestinationPlugin {
+                destination.timeline.apply(body)
+            }
+        }
+    }
+
+    /// Hands `settings` to every plugin and remembers them for plugins added later.
+    public func update(settings: Settings) {
+        self.settings = settings
+        apply { $0.update(settings: settings) }
+    }
+
+    /// Connects the timeline to its client and configures the plugins already in it.
+    func attach(to analytics: AnalyticsClient, settings: Settings) {
+        self.analytics = analytics
+        self.settings = settings
+        for plugin in plugins { join(plugin, analytics) }
+    }
+
+    private func join(_ plugin: any Plugin, _ analytics: AnalyticsClient) {
+        plugin.configure(analytics: analytics)
+        plugin.update(settings: settings)
+        if let destination = plugin as? any DestinationPlugin {
+            destination.timeline.attach(to: analytics, settings: settings)
+        }
+    }
+}

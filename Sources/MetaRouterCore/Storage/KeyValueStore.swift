@@ -1,0 +1,42 @@
+import Foundation
+
+/// Small persisted values (identity, lifecycle version). Implementations are thread-safe.
+public protocol KeyValueStore: Sendable {
+    /// The stored string, or `nil`.
+    func string(forKey key: String) -> String?
+    /// Stores `value`, or removes the key when `value` is `nil`.
+    func set(_ value: String?, forKey key: String)
+}
+
+/// A store that lives in memory only: for tests, and for servers that keep no identity.
+public final class InMemoryKeyValueStore: KeyValueStore {
+    private let values: Locked<[String: String]>
+
+    /// A store holding `initial`.
+    public init(_ initial: [String: String] = [:]) { values = Locked(initial) }
+
+    /// The stored string, or `nil`.
+    public func string(forKey key: String) -> String? { values.withLock { $0[key] } }
+
+    /// Stores or removes `value`.
+    public func set(_ value: String?, forKey key: String) { values.withLock { $0[key] = value } }
+
+    /// Everything stored, for assertions.
+    public var snapshot: [String: String] { values.current }
+}
+
+/// `UserDefaults`, the store on Apple platforms (the seed SDK's keys live there).
+public final class UserDefaultsKeyValueStore: KeyValueStore, @unchecked Sendable {  // UserDefaults is documented thread-safe
+    private let defaults: UserDefaults
+
+    /// Wraps `defaults` (`.standard` unless told otherwise).
+    public init(_ defaults: UserDefaults = .standard) { self.defaults = defaults }
+
+    /// The stored string, or `nil`.
+    public func string(forKey key: String) -> String? { defaults.string(forKey: key) }
+
+    /// Stores or removes `value`.
+    public func set(_ value: String?, forKey key: String) {
+        if let value { defaults.set(value, forKey: key) } else { defaults.removeObject(forKey: key) }
+    }
+}

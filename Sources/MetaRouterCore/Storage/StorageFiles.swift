@@ -1,0 +1,66 @@
+import Foundation
+
+/// File-system helpers shared by the stores: owner-only directories and files, atomic writes,
+/// and the per-write-key storage directory.
+public enum StorageFiles {
+    /// Creates `directory` (and parents) with permissions 0700 if missing; on Apple platforms
+    /// it is excluded from backup.
+    public static func ensureDirectory(_ directory: URL) throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        #if canImport(Darwin)
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        var marked = directory
+        try? marked.setResourceValues(values)
+        #endif
+    }
+
+    /// Writes `data` to a temporary file beside `file` (0600), then renames it over `file`.
+    public static func writeAtomically(_ data: Data, to file: URL) throws {
+        try ensureDirectory(file.deletingLastPathComponent())
+        let temporary = file.deletingLastPathComponent()
+            .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+        else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path]) }
+        if rename(temporary.path, file.path) != 0 {
+            let code = errno
+            try? FileManager.default.removeItem(at: temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+    }
+
+    /// The default directory for one write key: `<base>/metarouter/<hash of key>`, where base is
+    /// Application Support on Apple platforms and `$XDG_DATA_HOME` or `~/.local/share` on Linux.
+    public static func defaultDirectory(writeKey: String) -> URL {
+        base().appendingPathComponent("metarouter", isDirectory: true)
+            .appendingPathComponent(namespace(for: writeKey), isDirectory: true)
+    }
+
+    /// A stable, filename-safe namespace for a write key (FNV-1a 64, hex), so the key itself
+    /// never appears on disk.
+    public static func namespace(for writeKey: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in writeKey.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private static func base() -> URL {
+        #if canImport(Darwin)
+        if let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
+            return support
+        }
+        #endif
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true)
+        }
+        return URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+            .appendingPathComponent(".local", isDirectory: true)
+            .appendingPathComponent("share", isDirectory: true)
+    }
+}

@@ -1,0 +1,41 @@
+import Dispatch
+import Foundation
+
+/// A scheduled piece of work that can be called off before it runs.
+public protocol ScheduledWork: Sendable {
+    /// Prevents the work from running if it has not started yet.
+    func cancel()
+}
+
+/// The source of time for everything the SDK schedules: retry delays, the circuit breaker,
+/// flush intervals. Tests inject ``ManualClock`` (in MetaRouterTesting) to run in milliseconds.
+public protocol AnalyticsClock: Sendable {
+    /// The current time.
+    func now() -> Date
+    /// Runs `work` once, `delay` seconds from now, on some thread of the clock's choosing.
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
+}
+
+/// Wall-clock time with Dispatch timers: no run loop or main queue needed, so it works in a
+/// Linux server process.
+public struct SystemClock: AnalyticsClock {
+    private static let timerQueue = DispatchQueue(label: "io.metarouter.clock", qos: .utility)
+
+    /// Creates the clock.
+    public init() {}
+
+    /// `Date()`.
+    public func now() -> Date { Date() }
+
+    /// A one-shot `DispatchWorkItem` on a utility queue.
+    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+        let item = DispatchWorkItem(block: work)
+        Self.timerQueue.asyncAfter(deadline: .now() + max(0, delay), execute: item)
+        return DispatchScheduledWork(item: item)
+    }
+}
+
+private struct DispatchScheduledWork: ScheduledWork, @unchecked Sendable {  // DispatchWorkItem.cancel is thread-safe
+    let item: DispatchWorkItem
+    func cancel() { item.cancel() }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// How important a log line is.
+public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
+    /// Detail for debugging; written only when debug logging is on.
+    case debug
+    /// Normal operation worth noting.
+    case info
+    /// Something was rejected or dropped, but the SDK goes on.
+    case warning
+    /// Something failed that the host should look at.
+    case error
+
+    /// Orders levels from `debug` to `error`.
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The level's name.
+    public var description: String {
+        switch self {
+        case .debug: return "debug"
+        case .info: return "info"
+        case .warning: return "warning"
+        case .error: return "error"
+        }
+    }
+}
+
+/// Where the SDK's log lines go. Supply your own to bridge into swift-log, os.Logger, etc.
+public protocol LogSink: Sendable {
+    /// Receives one line. Called from any thread; must not block for long.
+    func log(level: LogLevel, message: String)
+}
+
+/// Writes log lines to standard error as `[MetaRouter] level: message`.
+public struct StandardErrorLogSink: LogSink {
+    /// Creates the sink.
+    public init() {}
+
+    /// Writes one line to standard error.
+    public func log(level: LogLevel, message: String) {
+        FileHandle.standardError.write(Data("[MetaRouter] \(level): \(message)\n".utf8))
+    }
+}
+
+/// The SDK's logger: a sink plus a threshold that debug mode lowers at run time.
+public final class Logger: Sendable {
+    private let sink: any LogSink
+    private let threshold: Locked<LogLevel>
+
+    /// Writes lines at `minimumLevel` or above to `sink`.
+    public init(sink: any LogSink = StandardErrorLogSink(), minimumLevel: LogLevel = .info) {
+        self.sink = sink
+        self.threshold = Locked(minimumLevel)
+    }
+
+    /// The lowest level currently written.
+    public var minimumLevel: LogLevel {
+        get { threshold.current }
+        set { threshold.withLock { $0 = newValue } }
+    }
+
+    /// Whether lines at `level` are written.
+    public func isEnabled(_ level: LogLevel) -> Bool { level >= threshold.current }
+
+    /// Writes `message` when `level` is enabled; the text is built only then.
+    public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        guard isEnabled(level) else { return }
+        sink.log(level: level, message: message())
+    }
+
+    /// Debug detail.
+    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    /// Normal operation.
+    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    /// Something rejected or dropped.
+    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    /// A failure.
+    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+}

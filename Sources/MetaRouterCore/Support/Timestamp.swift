@@ -1,0 +1,80 @@
+import Foundation
+
+/// ISO-8601 UTC timestamps with milliseconds (`2026-11-22T00:17:25.123Z`), formatted without
+/// `DateFormatter` so the executor never allocates a formatter per event.
+public enum Timestamp {
+    /// The text of `date`, truncated to whole milliseconds.
+    public static func string(from date: Date) -> String {
+        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var days = totalMillis / 86_400_000
+        var millisOfDay = totalMillis % 86_400_000
+        if millisOfDay < 0 {
+            millisOfDay += 86_400_000
+            days -= 1
+        }
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let hour = millisOfDay / 3_600_000
+        let minute = millisOfDay / 60_000 % 60
+        let second = millisOfDay / 1000 % 60
+        let millis = millisOfDay % 1000
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        appendDigits(year, width: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(hour, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(minute, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(second, width: 2, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendDigits(millis, width: 3, to: &out)
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Parses an ISO-8601 timestamp with or without fractional seconds and with `Z` or a
+    /// numeric offset. Returns `nil` for anything else.
+    public static func date(from text: String) -> Date? {
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = withFraction.date(from: text) { return date }
+        let plain = ISO8601DateFormatter()
+        plain.formatOptions = [.withInternetDateTime]
+        return plain.date(from: text)
+    }
+
+    /// Milliseconds since 1970 for `date`.
+    public static func epochMillis(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    private static func appendDigits(_ value: Int64, width: Int, to out: inout [UInt8]) {
+        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+        var remaining = value
+        var position = width - 1
+        while position >= 0 {
+            digits[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+            position -= 1
+        }
+        out.append(contentsOf: digits)
+    }
+
+    /// Proleptic Gregorian calendar date for a day count since 1970-01-01.
+    private static func civilDate(daysSinceEpoch: Int64) -> (Int64, Int64, Int64) {
+        let shifted = daysSinceEpoch + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+}

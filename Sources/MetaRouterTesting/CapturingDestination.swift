@@ -1,0 +1,38 @@
+import Foundation
+import MetaRouterCore
+
+/// A destination that keeps every event it receives, for assertions. Read ``events`` from any
+/// thread after `await analytics.settle()`.
+public final class CapturingDestination: DestinationPlugin, @unchecked Sendable {  // captured events sit behind a lock; `timeline` is used only on the executor
+    /// The destination key (`"Capture"` unless given).
+    public let key: String
+    /// This destination's own plugins.
+    public let timeline = Timeline()
+    private let captured = Locked<[Event]>([])
+    private let counters = Locked<(resets: Int, flushes: Int, shutdowns: Int)>((0, 0, 0))
+
+    /// A capturing destination named `key`.
+    public init(key: String = "Capture") { self.key = key }
+
+    /// The events received so far, in order.
+    public var events: [Event] { captured.current }
+
+    /// How often `reset()`, `flush()` and `shutdown()` reached this destination.
+    public var hookCounts: (resets: Int, flushes: Int, shutdowns: Int) { counters.current }
+
+    /// Forgets the captured events.
+    public func clear() { captured.withLock { $0.removeAll() } }
+
+    /// Keeps the event.
+    public func execute(event: Event) -> Event? {
+        captured.withLock { $0.append(event) }
+        return event
+    }
+
+    /// Counts the reset.
+    public func reset() { counters.withLock { $0.resets += 1 } }
+    /// Counts the flush.
+    public func flush() { counters.withLock { $0.flushes += 1 } }
+    /// Counts the shutdown.
+    public func shutdown() { counters.withLock { $0.shutdowns += 1 } }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import MetaRouterCore
+
+/// A log sink that keeps every line, for asserting on what the SDK reported.
+public final class RecordingLogSink: LogSink {
+    private let lines = Locked<[(level: LogLevel, message: String)]>([])
+
+    /// An empty sink.
+    public init() {}
+
+    /// Keeps the line.
+    public func log(level: LogLevel, message: String) {
+        lines.withLock { $0.append((level, message)) }
+    }
+
+    /// Every line so far.
+    public var messages: [String] { lines.withLock { $0.map(\.message) } }
+
+    /// Lines at `level` or above.
+    public func messages(atLeast level: LogLevel) -> [String] {
+        lines.withLock { $0.filter { $0.level >= level }.map(\.message) }
+    }
+}

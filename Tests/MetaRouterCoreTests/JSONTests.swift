@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@testable import MetaRouterCore
+
+@Suite struct JSONTests {
+    @Test func writesNumbersExactly() {
+        #expect(JSONWriter.string(.double(19.99)) == "19.99")
+        #expect(JSONWriter.string(.double(0.1)) == "0.1")
+        #expect(JSONWriter.string(.int(9_007_199_254_740_993)) == "9007199254740993")
+        #expect(JSONWriter.string(.uint(UInt64.max)) == "18446744073709551615")
+        #expect(JSONWriter.string(.int(Int64.min)) == "-9223372036854775808")
+        #expect(JSONWriter.string(.double(1.0)) == "1.0")
+    }
+
+    @Test func sortsKeysDeterministically() {
+        let value: JSON = ["b": 1, "a": ["d": true, "c": nil], "C": "x"]
+        #expect(JSONWriter.string(value) == #"{"C":"x","a":{"c":null,"d":true},"b":1}"#)
+    }
+
+    @Test func escapesStrings() {
+        #expect(JSONWriter.string("a\"b\\c\nd\t\u{01}é😀") == "\"a\\\"b\\\\c\\nd\\t\\u0001é😀\"")
+    }
+
+    @Test func parsesIntegersAndDoublesApart() throws {
+        let value = try JSONParser.parse(#"{"i": 9007199254740993, "d": 19.99, "e": 1e3, "u": 18446744073709551615, "n": -0}"#)
+        #expect(value["i"] == .int(9_007_199_254_740_993))
+        #expect(value["d"] == .double(19.99))
+        #expect(value["e"] == .double(1000))
+        #expect(value["u"] == .uint(UInt64.max))
+        #expect(value["n"] == .int(0))
+    }
+
+    @Test func roundTripsThroughWriter() throws {
+        let value: JSON = ["s": "é\u{2028}\"", "a": [1, 2.5, false, nil, ["x": []]], "o": [:]]
+        #expect(try JSONParser.parse(JSONWriter.string(value)) == value)
+    }
+
+    @Test func parsesEscapesAndSurrogates() throws {
+        #expect(try JSONParser.parse(#""\u00e9\ud83d\ude00\/\b""#) == .string("é😀/\u{08}"))
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "tru", "\"abc", "01x", "1.", "-", "\"\\ud800\"", "[1] 2", "{\"a\":1,}"])
+    func rejectsMalformedInput(_ text: String) {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
+    }
+
+    @Test func rejectsExcessiveNesting() {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(deep) }
+    }
+
+    @Test func codableKeepsIntegerAndDoubleApart() throws {
+        let value: JSON = ["price": 19.99, "count": 3, "big": .int(9_007_199_254_740_993)]
+        let data = try JSONEncoder().encode(value)
+        let decoded = try JSONDecoder().decode(JSON.self, from: data)
+        #expect(decoded["count"] == .int(3))
+        #expect(decoded["big"] == .int(9_007_199_254_740_993))
+        #expect(decoded["price"]?.doubleValue == 19.99)
+    }
+
+    @Test func formatsTimestampsWithMilliseconds() {
+        #expect(Timestamp.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.string(from: Date(timeIntervalSince1970: 1_795_306_645.877)) == "2026-11-22T00:17:25.877Z")
+        #expect(Timestamp.string(from: Date(timeIntervalSince1970: 951_782_400.5)) == "2000-02-29T00:00:00.500Z")
+        #expect(Timestamp.string(from: Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
+        let parsed = Timestamp.date(from: "2026-11-22T00:17:25.877Z")
+        #expect(parsed.map(Timestamp.epochMillis) == 1_795_306_645_877)
+    }
+
+    @Test func messageIdsHaveEpochMillisAndUUID() {
+        let id = MessageID.make(at: Date(timeIntervalSince1970: 1_734_691_572.843))
+        let parts = id.split(separator: "-", maxSplits: 1)
+        #expect(parts.first == "1734691572843")
+        #expect(UUID(uuidString: String(parts.last ?? "")) != nil)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import MetaRouterCore
+
+/// Changes events at a stage: adds `properties.<marker>` = stage order.
+final class MarkingPlugin: Plugin {
+    let type: PluginType
+    let marker: String
+    private(set) var configured = 0
+    private(set) var settingsSeen: [Settings] = []
+
+    init(_ type: PluginType, marker: String) {
+        self.type = type
+        self.marker = marker
+    }
+
+    func configure(analytics: AnalyticsClient) { configured += 1 }
+    func update(settings: Settings) { settingsSeen.append(settings) }
+
+    func execute(event: Event) -> Event? {
+        var event = event
+        var properties = event.properties ?? [:]
+        let trail = properties["trail"]?.stringValue ?? ""
+        properties["trail"] = .string(trail.isEmpty ? marker : trail + ">" + marker)
+        event.properties = properties
+        return event
+    }
+}
+
+/// Drops events whose name is in `names`.
+final class DroppingPlugin: Plugin {
+    let type: PluginType
+    let names: Set<String>
+    init(_ type: PluginType, dropping names: Set<String>) {
+        self.type = type
+        self.names = names
+    }
+    func execute(event: Event) -> Event? {
+        names.contains(event.event ?? event.name ?? "") ? nil : event
+    }
+}
+
+/// Records which per-type hooks ran.
+final class HookRecordingPlugin: EventPlugin, @unchecked Sendable {  // `calls` is read after settle(), when the executor is idle
+    let type = PluginType.enrichment
+    private(set) var calls: [String] = []
+    func track(event: Event) -> Event? { calls.append("track"); return event }
+    func identify(event: Event) -> Event? { calls.append("identify"); return event }
+    func screen(event: Event) -> Event? { calls.append("screen"); return event }
+    func page(event: Event) -> Event? { calls.append("page"); return event }
+    func group(event: Event) -> Event? { calls.append("group"); return event }
+    func alias(event: Event) -> Event? { calls.append("alias"); return event }
+}
+
+/// A utility plugin that counts every hook it sees.
+final class UtilityProbe: Plugin, @unchecked Sendable {  // counters are read after settle()
+    let type = PluginType.utility
+    private(set) var executed = 0
+    private(set) var resets = 0
+    private(set) var flushes = 0
+    private(set) var shutdowns = 0
+    func execute(event: Event) -> Event? { executed += 1; return event }
+    func reset() { resets += 1 }
+    func flush() { flushes += 1 }
+    func shutdown() { shutdowns += 1 }
+}
+
+/// Sets `userId` from a counter so ordering tests can see identity boundaries.
+final class SessionStampPlugin: Plugin {
+    let type = PluginType.before
+    var session = 0
+    func execute(event: Event) -> Event? {
+        var event = event
+        if event.type == .identify { session += 1 }
+        event.userId = "session-\(session)"
+        return event
+    }
+    func reset() { session += 1000 }
+}
+
+func makeClient(_ plugins: [any Plugin], writeKey: String = "test-key", clock: any AnalyticsClock = SystemClock()) -> AnalyticsClient {
+    AnalyticsClient(configuration: Configuration(writeKey: writeKey, logger: Logger(sink: SilentSink()), clock: clock), plugins: plugins)
+}
+
+struct SilentSink: LogSink {
+    func log(level: LogLevel, message: String) {}
+}

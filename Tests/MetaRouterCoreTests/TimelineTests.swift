@@ -1,0 +1,133 @@
+import Foundation
+import MetaRouterTesting
+import Testing
+
+@testable import MetaRouterCore
+
+@Suite struct TimelineTests {
+    @Test func runsStagesInOrderAndInsertionOrder() async {
+        let capture = CapturingDestination()
+        let after = MarkingPlugin(.after, marker: "after")
+        let client = makeClient([
+            after, capture, MarkingPlugin(.enrichment, marker: "e1"), MarkingPlugin(.before, marker: "b1"),
+            MarkingPlugin(.enrichment, marker: "e2"), MarkingPlugin(.before, marker: "b2"),
+        ])
+        client.track("Order")
+        await client.settle()
+        #expect(capture.events.first?.properties?["trail"] == "b1>b2>e1>e2")
+    }
+
+    @Test func dropsAtEveryStage() async {
+        let capture = CapturingDestination()
+        let afterCapture = CapturingDestination(key: "After")
+        let client = makeClient([
+            DroppingPlugin(.before, dropping: ["a"]), DroppingPlugin(.enrichment, dropping: ["b"]), capture,
+        ])
+        capture.add(plugin: DroppingPlugin(.enrichment, dropping: ["c"]))
+        client.add(plugin: afterCapture)
+        afterCapture.add(plugin: DroppingPlugin(.before, dropping: ["d"]))
+        for name in ["a", "b", "c", "d", "e"] { client.track(name) }
+        await client.settle()
+        #expect(capture.events.compactMap(\.event) == ["d", "e"])
+        #expect(afterCapture.events.compactMap(\.event) == ["c", "e"])
+    }
+
+    @Test func destinationSubTimelineChangesOnlyItsCopy() async {
+        let first = CapturingDestination(key: "First")
+        let second = CapturingDestination(key: "Second")
+        first.add(plugin: MarkingPlugin(.enrichment, marker: "only-first"))
+        let client = makeClient([first, second, MarkingPlugin(.enrichment, marker: "global")])
+        client.track("x")
+        await client.settle()
+        #expect(first.events.first?.properties?["trail"] == "global>only-first")
+        #expect(second.events.first?.properties?["trail"] == "global")
+    }
+
+    @Test func addingToADestinationByKeyAtRunTime() async {
+        let capture = CapturingDestination(key: "Late")
+        let client = makeClient([capture])
+        client.track("before")
+        client.add(plugin: MarkingPlugin(.before, marker: "late"), toDestination: "Late")
+        client.track("after")
+        await client.settle()
+        #expect(capture.events.map { $0.properties?["trail"] } == [nil, "late"])
+    }
+
+    @Test func addAndRemoveTravelTheOrderedPath() async {
+        let capture = CapturingDestination()
+        let marker = MarkingPlugin(.enrichment, marker: "m")
+        let client = makeClient([capture])
+        client.track("1")
+        client.add(plugin: marker)
+        client.track("2")
+        client.remove(plugin: marker)
+        client.track("3")
+        await client.settle()
+        #expect(capture.events.map { $0.properties?["trail"] } == [nil, "m", nil])
+        #expect(marker.configured == 1)
+        #expect(client.find(pluginType: MarkingPlugin.self) == nil)
+        #expect(client.find(pluginType: CapturingDestination.self) === capture)
+    }
+
+    @Test func perTypeHooksDispatch() async {
+        let hooks = HookRecordingPlugin()
+        let client = makeClient([hooks])
+        client.track("t")
+        client.identify("u")
+        client.screen("s")
+        client.page("p")
+        client.group("g")
+        client.alias("a")
+        await client.settle()
+        #expect(hooks.calls == ["track", "identify", "screen", "page", "group", "alias"])
+    }
+
+    @Test func utilityPluginsSeeNoEventsButGetControlHooks() async {
+        let probe = UtilityProbe()
+        let client = makeClient([probe])
+        client.track("x")
+        client.flush()
+        client.reset()
+        await client.settle()
+        await client.shutdown()
+        #expect(probe.executed == 0)
+        #expect(probe.flushes == 1)
+        #expect(probe.resets == 1)
+        #expect(probe.shutdowns == 1)
+    }
+
+    @Test func settingsReachPluginsOnJoinAndOnUpdate() async {
+        let marker = MarkingPlugin(.before, marker: "m")
+        let client = makeClient([marker])
+        let settings = Settings(integrations: ["MetaRouter": ["apiKey": "k"]])
+        client.update(settings: settings)
+        await client.settle()
+        #expect(marker.settingsSeen.last == settings)
+        #expect(marker.settingsSeen.count == 2)
+    }
+
+    @Test func shutdownDropsLaterCallsWithALogLine() async {
+        let capture = CapturingDestination()
+        let logs = RecordingLogSink()
+        let client = AnalyticsClient(configuration: Configuration(writeKey: "k", logger: Logger(sink: logs)), plugins: [capture])
+        client.track("kept")
+        await client.shutdown()
+        client.track("dropped")
+        client.track("dropped too")
+        await client.settle()
+        #expect(capture.events.compactMap(\.event) == ["kept"])
+        #expect(client.droppedCalls == 2)
+        #expect(logs.messages(atLeast: .warning).filter { $0.contains("dropped track") }.count == 1)
+    }
+
+    @Test func disabledClientDropsCalls() async {
+        let capture = CapturingDestination()
+        let client = makeClient([capture])
+        client.disable(reason: "test")
+        client.track("x")
+        await client.settle()
+        #expect(capture.events.isEmpty)
+        #expect(client.lifecycle == .disabled)
+        #expect(client.disabledReason == "test")
+    }
+}

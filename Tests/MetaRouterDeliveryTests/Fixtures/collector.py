@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""A scriptable ingestion collector for MetaRouter's delivery tests (standard library only).
+
+It listens on 127.0.0.1 (an ephemeral port unless --port is given), prints "PORT <n>" on its
+first line, records every request, and answers each one from a script:
+
+  POST /_control/script   {"responses": [{"status": 500, "headers": {...}, "delay": 0.2,
+                            "drop": false}, ...],           # used in order, one per request
+                           "default": {"status": 200},      # after the list runs out
+                           "fail_rate": 0.3, "fail_status": 503, "seed": 7}
+  GET  /_control/requests {"requests": [{"path", "headers", "body", "status", "dropped"}]}
+  POST /_control/clear    forget recorded requests and the script
+
+Everything else is an ingestion request. It stops on SIGTERM or when stdin closes.
+"""
+import json
+import random
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+STATE = {"requests": [], "responses": [], "default": {"status": 200}, "fail_rate": 0.0,
+         "fail_status": 503, "random": random.Random(0)}
+
+
+def next_response():
+    with LOCK:
+        if STATE["responses"]:
+            return dict(STATE["responses"].pop(0))
+        if STATE["fail_rate"] > 0 and STATE["random"].random() < STATE["fail_rate"]:
+            return {"status": STATE["fail_status"]}
+        return dict(STATE["default"])
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def read_body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def reply(self, status, payload=b"", headers=None):
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, str(value))
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self):
+        if self.path == "/_control/requests":
+            with LOCK:
+                payload = json.dumps({"requests": STATE["requests"]}).encode()
+            self.reply(200, payload)
+        else:
+            self.reply(404)
+
+    def do_POST(self):
+        body = self.read_body()
+        if self.path == "/_control/script":
+            script = json.loads(body or b"{}")
+            with LOCK:
+                STATE["responses"] = list(script.get("responses", []))
+                STATE["default"] = script.get("default", {"status": 200})
+                STATE["fail_rate"] = float(script.get("fail_rate", 0.0))
+                STATE["fail_status"] = int(script.get("fail_status", 503))
+                STATE["random"] = random.Random(script.get("seed", 0))
+            self.reply(200, b"{}")
+            return
+        if self.path == "/_control/clear":
+            with LOCK:
+                STATE["requests"] = []
+                STATE["responses"] = []
+                STATE["default"] = {"status": 200}
+                STATE["fail_rate"] = 0.0
+            self.reply(200, b"{}")
+            return
+        response = next_response()
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            parsed = None
+        record = {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                  "body": parsed, "raw": None if parsed is not None else body.decode("utf-8", "replace"),
+                  "status": response.get("status", 200), "dropped": bool(response.get("drop")),
+                  "time": time.time()}
+        with LOCK:
+            STATE["requests"].append(record)
+        if response.get("delay"):
+            time.sleep(float(response["delay"]))
+        if response.get("drop"):
+            self.close_connection = True
+            self.connection.close()
+            return
+        self.reply(int(response.get("status", 200)), b"{}", response.get("headers"))
+
+
+def main():
+    port = 0
+    if "--port" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--port") + 1])
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    print(f"PORT {server.server_address[1]}", flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # Stop when the test process goes away (stdin closes) so no collector outlives its test.
+    sys.stdin.read()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+import Foundation
+import MetaRouterCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request the collector fixture recorded.
+struct RecordedRequest: Sendable {
+    let path: String
+    let headers: [String: String]
+    let body: JSON?
+    let status: Int
+    let dropped: Bool
+
+    /// The batch's events, when the body was `{"batch": [...]}`.
+    var events: [JSON] { body?["batch"]?.arrayValue ?? [] }
+}
+
+/// One scripted answer of the collector.
+struct ScriptedResponse: Sendable {
+    var status = 200
+    var headers: [String: String] = [:]
+    var delay: Double = 0
+    var drop = false
+
+    var json: JSON {
+        ["status": .int(Int64(status)), "headers": .object(headers.mapValues(JSON.string)), "delay": .double(delay), "drop": .bool(drop)]
+    }
+}
+
+/// Starts `Fixtures/collector.py` on 127.0.0.1 with an ephemeral port and talks to it.
+/// The process stops when this object is stopped or the test process exits (its stdin closes).
+final class Collector: @unchecked Sendable {  // immutable after init; Process and Pipe are only used to stop it
+    let port: Int
+    private let process: Process
+    private let input: Pipe
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    init() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/collector.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        guard let text = String(data: line, encoding: .utf8), text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            process.terminate()
+            throw CollectorError.noPort(String(decoding: line, as: UTF8.self))
+        }
+        self.port = port
+        self.process = process
+        self.input = input
+    }
+
+    enum CollectorError: Error { case noPort(String), badReply }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Answers the next requests with `responses`, then with `fallback`; or fails a share of
+    /// requests at random.
+    func script(_ responses: [ScriptedResponse] = [], fallback: ScriptedResponse = ScriptedResponse(),
+                failRate: Double = 0, failStatus: Int = 503, seed: Int = 0) async throws {
+        let body: JSON = [
+            "responses": .array(responses.map(\.json)), "default": fallback.json,
+            "fail_rate": .double(failRate), "fail_status": .int(Int64(failStatus)), "seed": .int(Int64(seed)),
+        ]
+        _ = try await call("POST", "/_control/script", body: Data(JSONWriter.bytes(body)))
+    }
+
+    /// Every ingestion request so far.
+    func requests() async throws -> [RecordedRequest] {
+        let data = try await call("GET", "/_control/requests", body: nil)
+        guard let list = try JSONParser.parse(data)["requests"]?.arrayValue else { throw CollectorError.badReply }
+        return list.map { item in
+            RecordedRequest(
+                path: item["path"]?.stringValue ?? "",
+                headers: item["headers"]?.objectValue?.compactMapValues(\.stringValue) ?? [:],
+                body: item["body"].flatMap { $0.isNull ? nil : $0 },
+                status: Int(item["status"]?.int64Value ?? 0),
+                dropped: item["dropped"]?.boolValue ?? false)
+        }
+    }
+
+    /// The events of every request answered with 2xx, in arrival order.
+    func acceptedEvents() async throws -> [JSON] {
+        try await requests().filter { (200..<300).contains($0.status) && !$0.dropped }.flatMap(\.events)
+    }
+
+    /// Polls until `condition` holds on the recorded requests or `timeout` passes.
+    @discardableResult
+    func waitFor(timeout: TimeInterval = 10, _ condition: @Sendable ([RecordedRequest]) -> Bool) async throws -> [RecordedRequest] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let current = try await requests()
+            if condition(current) || Date() > deadline { return current }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+
+    private func call(_ method: String, _ path: String, body: Data?) async throws -> Data {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.httpBody = body
+        let box = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+            URLSession.shared.dataTask(with: request) { data, _, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
+            }.resume()
+        }
+        return box
+    }
+}
