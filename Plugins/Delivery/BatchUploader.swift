@@ -55,8 +55,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var analytics: AnalyticsClient?
     private var breaker: CircuitBreaker
     private var batchSize: Int
-    private var inFlight = false
-    private var generation = 0
+    private var inFlight: (attempt: Int, watchdog: any ScheduledWork)?
+    private var attempts = 0
     private var retryTimer: (any ScheduledWork)?
     private var retryDelay: TimeInterval
     private var disabled = false
@@ -117,7 +117,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
 
     /// Drops everything queued; a batch in flight is not requeued when its answer comes.
     public func reset() {
-        generation += 1
+        inFlight?.watchdog.cancel()
+        inFlight = nil
         retryTimer?.cancel()
         retryTimer = nil
         retryDelay = options.initialRetryDelay
@@ -138,34 +139,43 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         Status(
             queueLength: store.count, circuitState: breaker.state,
             circuitRemainingMs: Int((breaker.remainingCooldown(at: now) * 1000).rounded(.up)),
-            flushInFlight: inFlight, maxBatchSize: batchSize, disabled: disabled)
+            flushInFlight: inFlight != nil, maxBatchSize: batchSize, disabled: disabled)
     }
 
     // MARK: Sending
 
     private func sendNext() {
-        guard !disabled, !inFlight, retryTimer == nil, let analytics else { return resolveIfIdle() }
+        guard !disabled, inFlight == nil, retryTimer == nil, let analytics else { return resolveIfIdle() }
         let now = analytics.configuration.clock.now()
         guard breaker.allowsRequest(at: now) else { return scheduleRetry(after: breaker.remainingCooldown(at: now)) }
         guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
             return resolveWaiters()
         }
-        inFlight = true
         var headers = format.headers
         headers["Idempotency-Key"] = batch.idempotencyKey
         if tracing { headers["Trace"] = "true" }
         let request = TransportRequest(
             url: options.endpoint, headers: headers, body: format.body(for: batch.events, sentAt: now),
             timeout: options.requestTimeout)
-        let sentGeneration = generation
+        attempts += 1
+        let attempt = attempts
+        // A transport that never answers must not stall delivery: past its timeout (and a
+        // grace period) the attempt counts as a network error and a late answer is ignored.
+        // The request itself is never cancelled.
+        let watchdog = analytics.configuration.clock.schedule(after: options.requestTimeout * 2 + 5) { [weak self] in
+            self?.onExecutor { $0.handle(.failure(URLError(.timedOut)), for: batch, attempt: attempt) }
+        }
+        inFlight = (attempt, watchdog)
         transport.send(request) { [weak self] outcome in
-            self?.onExecutor { $0.handle(outcome, for: batch, generation: sentGeneration) }
+            self?.onExecutor { $0.handle(outcome, for: batch, attempt: attempt) }
         }
     }
 
-    private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, generation sentGeneration: Int) {
-        inFlight = false
-        guard sentGeneration == generation, let analytics else { return sendNext() }
+    private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {
+        // An answer after a reset, or after the watchdog gave up on it, changes nothing.
+        guard let current = inFlight, current.attempt == attempt, let analytics else { return }
+        current.watchdog.cancel()
+        inFlight = nil
         let now = analytics.configuration.clock.now()
         let verdict = ResponseClassifier.verdict(for: outcome, now: now)
         switch verdict {
@@ -241,7 +251,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     }
 
     private func resolveIfIdle() {
-        if !inFlight { resolveWaiters() }
+        if inFlight == nil { resolveWaiters() }
     }
 
     private func resolveWaiters() {

@@ -56,6 +56,12 @@ public protocol HTTPTransport: Sendable {
 /// The default transport: one `URLSession` (FoundationNetworking on Linux) with no cache and
 /// no cookies. Requests are bounded by the session's timeouts and never cancelled — on Linux,
 /// cancelling an in-flight task can crash the process (swift-corelibs-foundation #3296).
+///
+/// On Linux every request also carries `Connection: close`. FoundationNetworking's libcurl
+/// backend, when a server drops a reused keep-alive connection, never completes the task and
+/// later re-sends the request without its body (measured by `FaultInjectionTests`); on a fresh
+/// connection the same drop is a prompt, retryable error. Servers that want connection reuse
+/// plug in an AsyncHTTPClient transport (see `Samples/ServerApp`).
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
@@ -77,6 +83,9 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        #if os(Linux)
+        urlRequest.setValue("close", forHTTPHeaderField: "Connection")
+        #endif
         let task = session.dataTask(with: urlRequest) { _, response, error in
             if let error {
                 completion(.failure(error))

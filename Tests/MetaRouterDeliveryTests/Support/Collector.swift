@@ -48,6 +48,7 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
         let input = Pipe()
         process.standardOutput = output
         process.standardInput = input
+        process.standardError = FileHandle.nullDevice
         try process.run()
         var line = Data()
         while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
