@@ -16,18 +16,21 @@ public enum MetaRouter {
         /// Returns the instance for `options.writeKey`, creating and starting it if needed. It
         /// returns at once; calls made before it is ready wait, in order. A second call with
         /// the same write key returns the existing instance (its options are kept). The first
-        /// instance created becomes `shared`.
+        /// instance initialized becomes `shared`.
         ///
         /// Invalid options (empty write key, a host that is not http(s), `maxQueueEvents <= 0`,
         /// negative `maxDiskEvents`, `flushIntervalSeconds <= 0`) are logged and give an inert
         /// instance that drops every call and reports the error in `getDebugInfo()`.
         @discardableResult
         public static func initialize(with options: InitOptions) -> AnalyticsInterface {
-            instance(for: options)
+            let client = instance(for: options)
+            proxy.bind(client)
+            return client
         }
 
-        /// Like ``initialize(with:)``, returning the concrete instance (its engine accepts
-        /// plugins).
+        /// The instance for `options.writeKey`, created if needed, like
+        /// ``initialize(with:)`` but without binding `shared` — for servers that run one
+        /// instance per tenant. Returns the concrete type, whose engine accepts plugins.
         public static func instance(for options: InitOptions) -> MetaRouterClient {
             let (client, created) = registry.withLock { clients -> (MetaRouterClient, Bool) in
                 if let existing = clients[options.writeKey] { return (existing, false) }
@@ -38,7 +41,6 @@ public enum MetaRouter {
             if !created {
                 client.client.logger.info("initialize: an instance for this write key exists already; returning it")
             }
-            proxy.bind(client)
             return client
         }
 
@@ -46,6 +48,7 @@ public enum MetaRouter {
         /// loaded).
         public static func initializeAndWait(with options: InitOptions) async -> AnalyticsInterface {
             let client = instance(for: options)
+            proxy.bind(client)
             await client.client.settle()
             return client
         }

@@ -1,0 +1,126 @@
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+@Suite struct FlushPolicyTests {
+    @Test func countPolicyFlushesAtTheThresholdOnce() async throws {
+        let harness = try DeliveryHarness { $0.flushAt = 20 }
+        defer { harness.stop() }
+        harness.track(19)
+        await harness.client.settle()
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(try await harness.collector.requests().isEmpty)
+        harness.track(1, from: 19)
+        let requests = try await harness.collector.waitFor { $0.count >= 1 }
+        #expect(requests.map(\.events.count) == [20])
+    }
+
+    @Test func intervalPolicyFlushesOnTheClockWithoutARunLoop() async throws {
+        let harness = try DeliveryHarness { $0.flushIntervalSeconds = 10 }
+        defer { harness.stop() }
+        harness.track(3)
+        await harness.client.settle()
+        harness.clock.advance(by: 9)
+        await harness.client.settle()
+        #expect(try await harness.collector.requests().isEmpty)
+        harness.clock.advance(by: 1)
+        let first = try await harness.collector.waitFor { $0.count == 1 }
+        #expect(first.first?.events.count == 3)
+        harness.track(2, from: 3)
+        await harness.client.settle()
+        harness.clock.advance(by: 10)
+        let second = try await harness.collector.waitFor { $0.count == 2 }
+        #expect(second.last?.events.compactMap(\.number) == [3, 4])
+    }
+
+    @Test func shutdownStopsTheIntervalTimer() async throws {
+        let harness = try DeliveryHarness { $0.flushIntervalSeconds = 10 }
+        defer { harness.stop() }
+        harness.track(1)
+        await harness.client.shutdown()
+        #expect(try await harness.collector.requests().count == 1)
+        #expect(harness.clock.pendingDelays.isEmpty)
+    }
+
+    @Test func flushAndWaitReturnsAfterTheAttemptResolved() async throws {
+        let harness = try DeliveryHarness()
+        defer { harness.stop() }
+        try await harness.collector.script([ScriptedResponse(delay: 0.3)])
+        harness.track(4)
+        await harness.client.flushAndWait()
+        #expect(harness.stats.sent == 4)
+        #expect(await harness.status().flushInFlight == false)
+    }
+}
+
+/// An integrator's destination built on the shared delivery machinery: its own format and
+/// endpoint, the same batching, retry and breaker.
+final class WebhookDestination: DestinationPlugin {
+    struct Format: BatchFormat {
+        func encode(_ event: Event) -> [UInt8] {
+            JSONWriter.bytes(["id": .string(event.messageId), "what": .string(event.event ?? event.type.rawValue)])
+        }
+
+        func body(for events: [QueuedEvent], sentAt: Date) -> Data {
+            var out = Array("[".utf8)
+            for (index, event) in events.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out += event.payload
+            }
+            return Data(out + Array("]".utf8))
+        }
+
+        var headers: [String: String] { ["Content-Type": "application/json", "X-Webhook": "1"] }
+    }
+
+    let key = "Webhook"
+    let timeline = Timeline()
+    private let endpoint: URL
+    private(set) var uploader: BatchUploader?
+
+    init(endpoint: URL) { self.endpoint = endpoint }
+
+    func configure(analytics: AnalyticsClient) {
+        var options = BatchUploader.Options(endpoint: endpoint)
+        options.maxBatchSize = 2
+        let uploader = BatchUploader(
+            options: options, store: InMemoryEventStore(capacity: 100), format: Format(),
+            transport: URLSessionTransport(timeout: 5), policies: [CountFlushPolicy(count: 1_000)], breakerRandom: { 0 })
+        uploader.start(analytics: analytics)
+        self.uploader = uploader
+    }
+
+    func track(event: Event) -> Event? {
+        uploader?.enqueue(event)
+        return event
+    }
+
+    func flush() { uploader?.flush() }
+}
+
+@Suite struct ReusableMachineryTests {
+    @Test func anotherDestinationReusesBatchingRetryAndBreaker() async throws {
+        let collector = try Collector()
+        defer { collector.stop() }
+        try await collector.script([ScriptedResponse(status: 500)])
+        let clock = ManualClock()
+        let webhook = WebhookDestination(endpoint: collector.baseURL.appendingPathComponent("hooks/orders"))
+        let client = AnalyticsClient(
+            configuration: Configuration(writeKey: "hook", logger: Logger(sink: RecordingLogSink()), clock: clock),
+            plugins: [webhook])
+        for name in ["a", "b", "c"] { client.track(name) }
+        client.identify("ignored by the webhook")
+        client.flush()
+        _ = try await collector.waitFor { $0.count == 1 }
+        await client.settle()
+        clock.advance(by: 1)
+        let requests = try await collector.waitFor { $0.count == 3 }
+        #expect(requests.map(\.path) == ["/hooks/orders", "/hooks/orders", "/hooks/orders"])
+        #expect(requests.map(\.status) == [500, 200, 200])
+        #expect(requests[0].headers["idempotency-key"] == requests[1].headers["idempotency-key"])
+        #expect(requests[0].headers["x-webhook"] == "1")
+        let names = requests.dropFirst().flatMap { $0.body?.arrayValue ?? [] }.compactMap { $0["what"]?.stringValue }
+        #expect(names == ["a", "b", "c"])
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+@Suite struct FacadeTests {
+    @Test func validatesOptions() {
+        func errors(_ options: InitOptions) -> [String] { options.validationErrors() }
+        #expect(errors(InitOptions(writeKey: "k", ingestionHost: "https://h.example.com")).isEmpty)
+        #expect(errors(InitOptions(writeKey: "k", ingestionHost: URL(string: "http://127.0.0.1:8080/prefix/")!)).isEmpty)
+        #expect(errors(InitOptions(writeKey: "  ", ingestionHost: "https://h")).first?.contains("writeKey") == true)
+        #expect(errors(InitOptions(writeKey: "k", ingestionHost: "ftp://h")).first?.contains("ingestionHost") == true)
+        #expect(errors(InitOptions(writeKey: "k", ingestionHost: "not a url")).first?.contains("ingestionHost") == true)
+        #expect(errors(InitOptions(writeKey: "k", ingestionHost: "https://h", maxQueueEvents: 0)).first?.contains("maxQueueEvents") == true)
+        #expect(errors(InitOptions(writeKey: "k", ingestionHost: "https://h", maxDiskEvents: -1)).first?.contains("maxDiskEvents") == true)
+        #expect(errors(InitOptions(writeKey: "k", ingestionHost: "https://h", flushIntervalSeconds: 0)).first?.contains("flushInterval") == true)
+        #expect(InitOptions(writeKey: "k", ingestionHost: " https://h.example.com/p/ ").hostURL?.absoluteString == "https://h.example.com/p")
+    }
+
+    @Test func invalidOptionsGiveAnInertInstanceThatReportsTheError() async {
+        let logs = RecordingLogSink()
+        var options = InitOptions(writeKey: "", ingestionHost: "ftp://nowhere", maxQueueEvents: -5, maxDiskEvents: -1)
+        options.logSink = logs
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        analytics.track("dropped")
+        analytics.identify("nobody")
+        analytics.flush()
+        let info = await analytics.getDebugInfo()
+        #expect(info.lifecycle == "disabled")
+        #expect(info.error?.contains("writeKey is empty") == true)
+        #expect(info.error?.contains("maxQueueEvents") == true)
+        #expect(info.error?.contains("maxDiskEvents") == true)
+        #expect(logs.messages(atLeast: .error).contains { $0.contains("invalid options") })
+        #expect(analytics.client.droppedCalls == 2)
+        #expect(await analytics.getAnonymousId().isEmpty == false)
+    }
+
+    @Test func sameWriteKeyReturnsTheExistingInstance() async {
+        let capture = CapturingDestination()
+        let first = MetaRouter.Analytics.instance(for: localOptions("facade-same-\(UUID())", capture: capture))
+        var again = first.options
+        again.flushIntervalSeconds = 99
+        let second = MetaRouter.Analytics.instance(for: again)
+        #expect(first === second)
+        #expect(second.options.flushIntervalSeconds == 10)
+        await first.shutdown()
+    }
+
+    @Test func instancesAreIndependent() async {
+        let captureA = CapturingDestination()
+        let captureB = CapturingDestination()
+        let a = MetaRouter.Analytics.instance(for: localOptions("facade-a-\(UUID())", capture: captureA))
+        let b = MetaRouter.Analytics.instance(for: localOptions("facade-b-\(UUID())", capture: captureB))
+        a.identify("alice")
+        b.track("anonymous in b")
+        a.track("from a")
+        await a.client.settle()
+        await b.client.settle()
+        #expect(captureA.events.map(\.type) == [.identify, .track])
+        #expect(captureB.events.map(\.type) == [.track])
+        #expect(captureB.events.first?.userId == nil)
+        #expect(captureA.events.last?.userId == "alice")
+        #expect(await a.getAnonymousId() != (await b.getAnonymousId()))
+        await a.shutdown()
+        await b.shutdown()
+    }
+
+    @Test func debugInfoReportsTheSeedFields() async throws {
+        let capture = CapturingDestination()
+        var options = localOptions("facade-debug-wk-9876", capture: capture)
+        options.defaultPlugins = .all
+        options.flushIntervalSeconds = 30
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        analytics.identify("u-debug")
+        analytics.group("g-debug")
+        analytics.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
+        analytics.setTracing(true)
+        analytics.track("queued")
+        let info = await analytics.getDebugInfo()
+        #expect(info.lifecycle == "ready")
+        #expect(info.writeKey == "****************9876")
+        #expect(info.ingestionHost == "http://127.0.0.1:9")
+        #expect(info.flushIntervalSeconds == 30)
+        #expect(info.maxQueueEvents == 2000)
+        #expect(info.queueLength == 3)
+        #expect(info.circuitState == "closed")
+        #expect(info.circuitRemainingMs == 0)
+        #expect(info.flushInFlight == false)
+        #expect(info.userId == "u-debug")
+        #expect(info.groupId == "g-debug")
+        #expect(info.advertisingId == "123E4567-E89B-12D3-A456-426614174000")
+        #expect(info.tracing)
+        #expect(info.anonymousId?.count == 36)
+        #expect(info.error == nil)
+        #expect(info.description.contains("circuitState: closed"))
+        analytics.reset()
+        #expect(await analytics.getDebugInfo().userId == nil)
+        await analytics.client.shutdown()
+    }
+
+    @Test func advertisingIdSetBeforeReadyIsApplied() async {
+        let capture = CapturingDestination()
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("facade-idfa-\(UUID())", capture: capture))
+        analytics.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
+        analytics.track("after")
+        await analytics.client.settle()
+        #expect(capture.events.first?.context["device"]?["advertisingId"] == "123E4567-E89B-12D3-A456-426614174000")
+        await analytics.shutdown()
+    }
+
+    @Test func typedPropertiesWork() async {
+        struct Order: Encodable {
+            let orderId: String
+            let total: Double
+        }
+        let capture = CapturingDestination()
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("facade-typed-\(UUID())", capture: capture))
+        let interface: AnalyticsInterface = analytics
+        interface.track("Order Completed", properties: Order(orderId: "o1", total: 19.99))
+        interface.track("Untyped", properties: ["a": 1])
+        await analytics.client.settle()
+        #expect(capture.events.first?.properties == ["orderId": "o1", "total": 19.99])
+        #expect(capture.events.last?.properties == ["a": 1])
+        await analytics.shutdown()
+    }
+
+    /// The one test that binds `MetaRouter.Analytics.shared`: calls made before initialize are
+    /// kept in order (with their own timestamps) and replayed ahead of later calls.
+    @Test func sharedIsSafeBeforeInitialize() async throws {
+        let shared = MetaRouter.Analytics.shared
+        #expect(await shared.getDebugInfo().lifecycle == "idle")
+        let early = Date()
+        for index in 0..<3_000 { shared.track("early", properties: ["i": index]) }
+        shared.identify("early-user")
+        shared.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
+        let anonymousTask = Task { await shared.getAnonymousId() }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let capture = CapturingDestination()
+        let analytics = await MetaRouter.Analytics.initializeAndWait(with: localOptions("facade-shared-\(UUID())", capture: capture))
+        shared.track("late")
+        let anonymousId = await anonymousTask.value
+        await (analytics as? MetaRouterClient)?.client.settle()
+        let events = capture.events
+        try #require(events.count == 3_002)
+        #expect(events.prefix(3_000).compactMap { $0.properties?["i"]?.int64Value } == Array(0..<3_000).map(Int64.init))
+        #expect(events[3_000].type == .identify)
+        #expect(events[3_001].event == "late")
+        #expect(events[3_001].userId == "early-user")
+        #expect(events[3_001].context["device"]?["advertisingId"] != nil)
+        #expect(events[0].timestamp <= Date() && events[0].timestamp >= early.addingTimeInterval(-1))
+        #expect(anonymousId == events[0].anonymousId)
+        await MetaRouter.Analytics.resetAndWait()
+        #expect(await shared.getAnonymousId() != anonymousId)
+        await MetaRouter.Analytics.shutdownAll()
+    }
+}
