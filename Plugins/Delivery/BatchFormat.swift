@@ -16,6 +16,7 @@ public protocol BatchFormat: Sendable {
 /// with `sentAt` written last, `writeKey` in every event.
 public struct MetaRouterBatchFormat: BatchFormat {
     private let writeKey: String
+    private let contextCache = ContextEncodingCache()
 
     /// The format for `writeKey`.
     public init(writeKey: String) { self.writeKey = writeKey }
@@ -25,7 +26,7 @@ public struct MetaRouterBatchFormat: BatchFormat {
         var event = event
         event.writeKey = writeKey
         event.sentAt = nil
-        return event.jsonBytes()
+        return event.jsonBytes(encodingContext: contextCache.bytes(for:))
     }
 
     /// `{"batch":[…]}` with `"sentAt"` appended to each event.
@@ -67,4 +68,21 @@ public enum DeliveryHeaders {
         #endif
         return "\(LibraryInfo.name)/\(LibraryInfo.version) (\(platform))"
     }()
+}
+
+/// Remembers the encoding of the last context seen. Nearly every event carries the context
+/// plugin's shared dictionary, whose equality check is a storage-identity fast path, so most
+/// events skip encoding their context.
+final class ContextEncodingCache: Sendable {
+    private let last = Locked<(context: [String: JSON], bytes: [UInt8])?>(nil)
+
+    func bytes(for context: [String: JSON]) -> [UInt8] {
+        last.withLock { cached in
+            if let cached, cached.context == context { return cached.bytes }
+            var bytes: [UInt8] = []
+            JSONWriter.writeObject(context, into: &bytes)
+            cached = (context, bytes)
+            return bytes
+        }
+    }
 }

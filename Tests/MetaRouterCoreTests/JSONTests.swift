@@ -75,3 +75,32 @@ import Testing
         #expect(UUID(uuidString: String(parts.last ?? "")) != nil)
     }
 }
+
+@Suite struct EventEncodingTests {
+    @Test func directEncodingMatchesTheSortedObject() throws {
+        var event = Event(
+            type: .track, timestamp: Date(timeIntervalSince1970: 1.5), anonymousId: "a", userId: "u", groupId: "g",
+            event: "Order \"Completed\"", properties: ["total": 19.99, "Z": 1, "items": [["b": 1, "a": 2]]],
+            context: ["library": ["name": "x"], "app": [:]], integrations: ["All": false])
+        event.sentAt = Date(timeIntervalSince1970: 2)
+        event.writeKey = "wk"
+        let direct = event.jsonBytes()
+        #expect(direct == JSONWriter.bytes(.object(event.jsonObject())))
+        let parsed = try JSONParser.parse(direct)
+        #expect(Event(json: parsed) == event)
+        #expect(parsed["timestamp"] == "1970-01-01T00:00:01.500Z")
+    }
+
+    @Test func randomIdentifiersAreVersion4UUIDs() {
+        var seen = Set<String>()
+        for _ in 0..<10_000 {
+            let text = RandomIdentifier.uuidString()
+            #expect(UUID(uuidString: text) != nil)
+            #expect(Array(text)[14] == "4")
+            seen.insert(text)
+        }
+        #expect(seen.count == 10_000)
+        let lower = RandomIdentifier.uuidString(lowercase: true)
+        #expect(lower == lower.lowercased())
+    }
+}

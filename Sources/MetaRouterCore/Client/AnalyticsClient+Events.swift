@@ -1,9 +1,6 @@
 import Foundation
 
 extension AnalyticsClient {
-    /// Builds events for this client (its clock and logger).
-    public var events: EventFactory { EventFactory(clock: configuration.clock, logger: logger) }
-
     /// Records a user action.
     public func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         process(events.track(name, properties: properties, options: options))

@@ -18,6 +18,8 @@ public final class AnalyticsClient: Sendable {
 
     /// The configuration every plugin can read.
     public let configuration: Configuration
+    /// Builds events for this client (its clock and logger).
+    public let events: EventFactory
     let executor: PipelineExecutor
     let status = Locked(Status())
 
@@ -25,6 +27,7 @@ public final class AnalyticsClient: Sendable {
     /// made meanwhile wait, in order, and none are dropped.
     public init(configuration: Configuration, plugins: [any Plugin] = []) {
         self.configuration = configuration
+        events = EventFactory(clock: configuration.clock, logger: configuration.logger)
         executor = PipelineExecutor(label: "io.metarouter.executor.\(StorageFiles.namespace(for: configuration.writeKey))")
         let handoffs = plugins.map(PluginHandoff.init)
         status.withLock { $0.plugins = handoffs }

@@ -24,11 +24,50 @@ extension Event {
         return object
     }
 
-    /// The compact, key-sorted JSON bytes of ``jsonObject()``.
-    public func jsonBytes() -> [UInt8] {
+    /// The compact, key-sorted JSON bytes of ``jsonObject()``, written field by field without
+    /// building the intermediate object (this runs once per delivered event). `encodingContext`
+    /// may supply the context's bytes, e.g. from a cache.
+    public func jsonBytes(encodingContext: (([String: JSON]) -> [UInt8])? = nil) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(512)
-        JSONWriter.writeObject(jsonObject(), into: &out)
+        out.reserveCapacity(1024)
+        var first = true
+        func field(_ name: StaticString, _ write: (inout [UInt8]) -> Void) {
+            out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            first = false
+            out.append(UInt8(ascii: "\""))
+            name.withUTF8Buffer { out.append(contentsOf: $0) }
+            out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+            write(&out)
+        }
+        func text(_ name: StaticString, _ value: String?) {
+            guard let value else { return }
+            field(name) { JSONWriter.writeString(value, into: &$0) }
+        }
+        func object(_ name: StaticString, _ value: [String: JSON]?) {
+            guard let value else { return }
+            field(name) { JSONWriter.writeObject(value, into: &$0) }
+        }
+        // Keys in byte order, matching JSONWriter's sorting of objects.
+        text("anonymousId", anonymousId)
+        if let encodingContext {
+            field("context") { $0.append(contentsOf: encodingContext(context)) }
+        } else {
+            object("context", context)
+        }
+        text("event", event)
+        text("groupId", groupId)
+        object("integrations", integrations)
+        text("messageId", messageId)
+        text("name", name)
+        text("previousId", previousId)
+        object("properties", properties)
+        text("sentAt", sentAt.map(Timestamp.string(from:)))
+        text("timestamp", Timestamp.string(from: timestamp))
+        object("traits", traits)
+        text("type", type.rawValue)
+        text("userId", userId)
+        text("writeKey", writeKey)
+        out.append(UInt8(ascii: "}"))
         return out
     }
 

@@ -73,6 +73,6 @@ public struct Event: Sendable, Hashable {
 public enum MessageID {
     /// A new identifier for a call made at `date`.
     public static func make(at date: Date) -> String {
-        "\(Timestamp.epochMillis(date))-\(UUID().uuidString)"
+        "\(Timestamp.epochMillis(date))-\(RandomIdentifier.uuidString())"
     }
 }

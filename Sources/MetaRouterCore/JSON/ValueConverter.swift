@@ -55,15 +55,19 @@ public enum ValueConverter {
     }
 
     private static func convertValue(_ raw: Any, path: @autoclosure () -> String, depth: Int, issues: inout [ConversionIssue]) -> JSON? {
-        // Foundation numbers first: casting one to Bool or Int would bridge 1 into `true`.
-        if let number = raw as? NSNumber, type(of: raw) is NSNumber.Type {
+        // Exact-type checks first: comparing metatypes is far cheaper than trying one dynamic
+        // cast after another, and these are what callers pass nearly always.
+        let valueType = type(of: raw)
+        if valueType == String.self, let text = raw as? String { return .string(text) }
+        if valueType == Int.self, let number = raw as? Int { return .int(Int64(number)) }
+        if valueType == Double.self, let number = raw as? Double { return finite(number, path: path(), issues: &issues) }
+        if valueType == Bool.self, let flag = raw as? Bool { return .bool(flag) }
+        // Foundation numbers before the casts below: casting one to Bool or Int would bridge 1
+        // into `true`.
+        if valueType is NSNumber.Type, let number = raw as? NSNumber {
             return convertNumber(number, path: path(), issues: &issues)
         }
         switch raw {
-        case let text as String: return .string(text)
-        case let flag as Bool: return .bool(flag)
-        case let number as Int: return .int(Int64(number))
-        case let number as Double: return finite(number, path: path(), issues: &issues)
         case let value as JSON: return limitDepth(value, path: path(), depth: depth, issues: &issues)
         case let dictionary as [String: Any]:
             guard depth <= maximumDepth else { return tooDeep(path(), &issues) }
@@ -79,6 +83,8 @@ public enum ValueConverter {
                 }
             }
             return .array(items)
+        case let text as String: return .string(text)
+        case let flag as Bool: return .bool(flag)
         case let date as Date: return .string(Timestamp.string(from: date))
         case let url as URL: return .string(url.absoluteString)
         case let uuid as UUID: return .string(uuid.uuidString.lowercased())

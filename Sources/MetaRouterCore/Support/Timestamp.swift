@@ -53,15 +53,12 @@ public enum Timestamp {
     }
 
     private static func appendDigits(_ value: Int64, width: Int, to out: inout [UInt8]) {
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
-        var remaining = value
-        var position = width - 1
-        while position >= 0 {
-            digits[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
-            remaining /= 10
-            position -= 1
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
         }
-        out.append(contentsOf: digits)
     }
 
     /// Proleptic Gregorian calendar date for a day count since 1970-01-01.

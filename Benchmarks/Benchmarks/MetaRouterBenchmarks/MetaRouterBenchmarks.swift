@@ -1,0 +1,91 @@
+@preconcurrency import Benchmark
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+
+/// Five properties of the usual kinds, as a product-analytics call carries.
+private func fiveProperties() -> [String: Any] {
+    ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "category": "footwear"]
+}
+
+private func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
+    let configuration = Configuration(
+        writeKey: "bench", logger: Logger(sink: StandardErrorLogSink(), minimumLevel: .error),
+        application: ApplicationInfo(name: "bench", version: "1.0", build: "1"))
+    return AnalyticsClient(
+        configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIDPlugin(), capture])
+}
+
+private func runBlocking(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await body()
+        done.signal()
+    }
+    done.wait()
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident, .throughput],
+        maxDuration: .seconds(5), maxIterations: 1_000_000)
+
+    // What the caller pays for one track() with five properties: conversion, timestamp,
+    // messageId, hand-off to the ingress. The executor drains concurrently.
+    Benchmark("track() caller cost, 5 properties", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let capture = CapturingDestination()
+        let client = timelineClient(capture: capture)
+        let properties = fiveProperties()
+        runBlocking { await client.settle() }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            client.track("Product Viewed", properties: properties)
+        }
+        benchmark.stopMeasurement()
+        runBlocking { await client.settle() }
+        capture.clear()
+    }
+
+    // Events per second through the default timeline (identity, context, advertising ID) into
+    // a capturing destination, end to end: call, ingress, executor, plugins.
+    Benchmark("timeline throughput, default plugins", configuration: .init(scalingFactor: .kilo, maxIterations: 50)) { benchmark in
+        let capture = CapturingDestination()
+        let client = timelineClient(capture: capture)
+        let properties = fiveProperties()
+        runBlocking { await client.settle() }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            client.track("Product Viewed", properties: properties)
+        }
+        runBlocking { await client.settle() }
+        benchmark.stopMeasurement()
+        blackHole(capture.events.count)
+    }
+
+    // Events per second delivered over real HTTP to a loopback collector, batches of 100.
+    Benchmark("delivery over loopback HTTP, batches of 100", configuration: .init(scalingFactor: .kilo, maxIterations: 10)) { benchmark in
+        guard let collector = try? LoopbackCollector() else { return }
+        defer { collector.stop() }
+        var options = MetaRouterDestination.Options(ingestionHost: collector.url)
+        options.flushAt = 100
+        options.maxQueueEvents = 100_000
+        let destination = MetaRouterDestination(options: options)
+        let configuration = Configuration(writeKey: "bench", logger: Logger(minimumLevel: .error))
+        let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
+        runBlocking { await client.settle() }
+        guard let uploader = destination.uploader else { return }
+        let properties = fiveProperties()
+        let total = benchmark.scaledIterations.count
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            client.track("Product Viewed", properties: properties)
+        }
+        runBlocking {
+            while uploader.stats.sent < total {
+                await client.flushAndWait()
+            }
+        }
+        benchmark.stopMeasurement()
+        runBlocking { await client.shutdown() }
+    }
+}
