@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// The `metarouter` command: `demo`, `collect`, `send`. A sample package, so it may depend on
+/// Swift packages the root package must not.
+let package = Package(
+    name: "MetaRouterCLI",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "metarouter", targets: ["metarouter"]),
+        .library(name: "MetaRouterCLIKit", targets: ["MetaRouterCLIKit"]),
+    ],
+    dependencies: [
+        .package(name: "MetaRouter", path: "../.."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "MetaRouterCLIKit",
+            dependencies: [
+                .product(name: "MetaRouter", package: "MetaRouter"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "metarouter",
+            dependencies: [
+                "MetaRouterCLIKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "MetaRouterCLIKitTests", dependencies: ["MetaRouterCLIKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

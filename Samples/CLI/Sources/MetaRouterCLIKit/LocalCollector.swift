@@ -1,0 +1,110 @@
+import Foundation
+import Hummingbird
+import Logging
+import MetaRouter
+import NIOCore
+
+/// One batch the local collector received.
+public struct ReceivedBatch: Sendable {
+    /// When it arrived.
+    public let receivedAt: Date
+    /// The request path.
+    public let path: String
+    /// The `Idempotency-Key` header.
+    public let idempotencyKey: String?
+    /// The events.
+    public let events: [JSON]
+    /// What the wire validator found wrong.
+    public let problems: [String]
+    /// The status the collector answered with.
+    public let status: Int
+}
+
+/// How the collector answers ingestion requests.
+public struct CollectorBehaviour: Sendable {
+    /// The status to answer with (200 unless told otherwise).
+    public var status = 200
+    /// A `Retry-After` value to send, in seconds.
+    public var retryAfterSeconds: Int?
+
+    /// Answers 200.
+    public init(status: Int = 200, retryAfterSeconds: Int? = nil) {
+        self.status = status
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+}
+
+/// An ingestion endpoint on 127.0.0.1 (Hummingbird): accepts `POST …/v1/batch`, validates each
+/// batch against the wire format, records it and hands it to `onBatch`.
+public final class LocalCollector: Sendable {
+    private let batches = Locked<[ReceivedBatch]>([])
+    private let task = Locked<Task<Void, any Error>?>(nil)
+    private let behaviour: CollectorBehaviour
+    private let onBatch: @Sendable (ReceivedBatch) -> Void
+
+    /// A collector answering per `behaviour`.
+    public init(behaviour: CollectorBehaviour = CollectorBehaviour(), onBatch: @escaping @Sendable (ReceivedBatch) -> Void = { _ in }) {
+        self.behaviour = behaviour
+        self.onBatch = onBatch
+    }
+
+    /// Every batch so far.
+    public var received: [ReceivedBatch] { batches.current }
+
+    /// Every accepted event so far, in arrival order.
+    public var acceptedEvents: [JSON] {
+        batches.current.filter { (200..<300).contains($0.status) }.flatMap(\.events)
+    }
+
+    /// Starts listening on 127.0.0.1 (`port` 0 picks a free one) and returns the base URL.
+    public func start(port: Int = 0) async throws -> URL {
+        let router = Router()
+        router.post("**") { [self] request, _ -> Response in
+            var request = request
+            let buffer = try await request.collectBody(upTo: 50_000_000)
+            return record(path: request.uri.path, idempotencyKey: request.headers[.init("Idempotency-Key")!], body: Array(buffer.readableBytesView))
+        }
+        let bound = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "metarouter-collector"),
+            onServerRunning: { channel in
+                bound.continuation.yield(channel.localAddress?.port ?? 0)
+                bound.continuation.finish()
+            },
+            logger: .init(label: "collector", factory: { _ in SwiftLogNoOpLogHandler() }))
+        task.withLock { $0 = Task { try await app.run() } }
+        var iterator = bound.stream.makeAsyncIterator()
+        guard let actual = await iterator.next(), actual > 0, let url = URL(string: "http://127.0.0.1:\(actual)") else {
+            throw CollectorError.couldNotBind
+        }
+        return url
+    }
+
+    /// Stops listening.
+    public func stop() async {
+        let running = task.withLock { task -> Task<Void, any Error>? in
+            defer { task = nil }
+            return task
+        }
+        running?.cancel()
+        _ = try? await running?.value
+    }
+
+    private func record(path: String, idempotencyKey: String?, body: [UInt8]) -> Response {
+        let isBatch = path.hasSuffix("/v1/batch")
+        let problems = isBatch ? WireValidator.problems(inBody: body) : ["unexpected path \(path)"]
+        let events = (try? JSONParser.parse(body))?["batch"]?.arrayValue ?? []
+        let status = isBatch ? behaviour.status : 404
+        let batch = ReceivedBatch(
+            receivedAt: Date(), path: path, idempotencyKey: idempotencyKey, events: events, problems: problems, status: status)
+        batches.withLock { $0.append(batch) }
+        onBatch(batch)
+        var headers = HTTPFields()
+        if let retryAfter = behaviour.retryAfterSeconds { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: .init(code: status), headers: headers)
+    }
+
+    /// Why the collector could not start.
+    public enum CollectorError: Error { case couldNotBind }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import MetaRouter
+import MetaRouterCLIKit
+
+/// Runs a scripted session through the SDK against an embedded collector and prints what it
+/// received.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo", abstract: "Run a scripted session against an embedded local collector and show what arrived.")
+
+    @Flag(help: "Print the received events as JSON lines instead of pretty JSON.")
+    var json = false
+
+    @Flag(help: "Exit with an error unless every scripted event arrived, valid and in order.")
+    var check = false
+
+    func run() async throws {
+        let collector = LocalCollector()
+        let host = try await collector.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logs = PrefixedLogSink()
+        print("Local collector listening on \(host.absoluteString)")
+        print("Running the demo session (identify, group, screen, tracks, page, alias; an app-section plugin)…\n")
+        await DemoSession.run(host: host, directory: directory, logSink: logs)
+        await collector.stop()
+        let batches = collector.received
+        print(Report.table(for: batches))
+        print()
+        let events = batches.flatMap(\.events)
+        for event in events { print(json ? JSONWriter.string(event) : Report.pretty(event)) }
+        print()
+        for event in events { print(Report.line(for: event)) }
+        let problems = batches.flatMap(\.problems)
+        let complete = DemoSession.matches(collector.acceptedEvents)
+        print("\n\(events.count) events in \(batches.count) batch(es); \(problems.isEmpty ? "all valid" : "\(problems.count) problem(s)"); \(complete ? "every scripted call arrived in order" : "the session is incomplete")")
+        if check && (!complete || !problems.isEmpty) { throw ExitCode.failure }
+    }
+}
+
+/// Writes the SDK's log lines to standard error with a prefix, so they stand apart from the
+/// report on standard output.
+struct PrefixedLogSink: LogSink {
+    func log(level: LogLevel, message: String) {
+        FileHandle.standardError.write(Data("  sdk \(level): \(message)\n".utf8))
+    }
+}

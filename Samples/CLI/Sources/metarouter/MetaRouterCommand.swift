@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `metarouter`: see the SDK work, watch what an app sends, replay events.
+@main
+struct MetaRouterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metarouter",
+        abstract: "MetaRouter Swift: a demo, a local collector and an event replayer.",
+        subcommands: [DemoCommand.self, CollectCommand.self, SendCommand.self])
+}

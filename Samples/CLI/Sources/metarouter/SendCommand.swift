@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import MetaRouter
+import MetaRouterCLIKit
+
+/// Replays events from a JSONL file through the pipeline (backfills, server-side imports).
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send", abstract: "Replay events from a JSONL file through the SDK to an ingestion host.")
+
+    @Argument(help: "A file with one event per line (wire format; messageId and timestamp are filled in when missing).")
+    var file: String
+
+    @Option(help: "The ingestion host.")
+    var host: String
+
+    @Option(name: .customLong("write-key"), help: "The write key.")
+    var writeKey: String
+
+    func run() async throws {
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        var options = InitOptions(writeKey: writeKey, ingestionHost: host)
+        options.defaultPlugins = [.context, .delivery]
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = PrefixedLogSink()
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        if let error = analytics.configurationError { throw ValidationError(error) }
+        var unreadable = 0
+        for (index, line) in lines.enumerated() {
+            if let event = EventLine.event(from: String(line)) { analytics.client.process(event) } else { unreadable += 1 }
+            if index % 100 == 0 || index == lines.count - 1 { ProgressBar.draw(done: index + 1, total: lines.count) }
+        }
+        await analytics.flushAndWait()
+        await analytics.shutdown()
+        let stats = await analytics.getDebugInfo().stats
+        FileHandle.standardError.write(Data("\n".utf8))
+        print("delivered \(stats.sent), dropped \(stats.droppedTotal), unreadable lines \(unreadable), of \(lines.count)")
+        if stats.sent + stats.droppedTotal + unreadable < lines.count { print("\(lines.count - stats.sent - stats.droppedTotal - unreadable) not delivered before shutdown") }
+    }
+}
+
+/// Turns a JSONL line into an event.
+enum EventLine {
+    static func event(from line: String) -> Event? {
+        guard var object = (try? JSONParser.parse(line))?.objectValue else { return nil }
+        let now = Date()
+        if object["timestamp"] == nil { object["timestamp"] = .string(Timestamp.string(from: now)) }
+        if object["messageId"] == nil { object["messageId"] = .string(MessageID.make(at: now)) }
+        if object["anonymousId"] == nil && object["userId"] == nil { object["anonymousId"] = .string(RandomIdentifier.uuidString(lowercase: true)) }
+        return Event(json: .object(object))
+    }
+}
+
+/// A one-line progress bar on standard error.
+enum ProgressBar {
+    static func draw(done: Int, total: Int) {
+        let width = 30
+        let filled = total == 0 ? width : width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
+    }
+}
