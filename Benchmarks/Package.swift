@@ -8,18 +8,18 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "MetaRouter", path: ".."),
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .executableTarget(
             name: "MetaRouterBenchmarks",
             dependencies: [
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "MetaRouter", package: "MetaRouter"),
                 .product(name: "MetaRouterTesting", package: "MetaRouter"),
             ],
             path: "Benchmarks/MetaRouterBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         )
     ],
     swiftLanguageModes: [.v6]

@@ -50,7 +50,7 @@ public final class AnalyticsProxy: AnalyticsInterface {
         if let target { call(target) }
     }
 
-    private func forward(_ event: Event) {
+    private func forward(_ event: PreparedEvent) {
         forward { $0.client.process(event) }
     }
 
@@ -98,19 +98,19 @@ public final class AnalyticsProxy: AnalyticsInterface {
     /// Links the current identity to `newUserId`.
     public func alias(_ newUserId: String, options: EventOptions?) {
         if let target { return target.alias(newUserId, options: options) }
-        forward(factory.alias(newUserId, options: options))
+        forward(PreparedEvent(factory.alias(newUserId, options: options)))
     }
 
     /// Records a user action with typed properties.
     public func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
         if let target { return target.track(event, properties: properties, options: options) }
-        forward(factory.track(event, encodable: properties, options: options))
+        forward(PreparedEvent(factory.track(event, encodable: properties, options: options)))
     }
 
     /// Sets the current user with typed traits.
     public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
         if let target { return target.identify(userId, traits: traits, options: options) }
-        forward(factory.identify(userId, encodable: traits, options: options))
+        forward(PreparedEvent(factory.identify(userId, encodable: traits, options: options)))
     }
 
     /// Sets or clears the advertising id once a client is bound.

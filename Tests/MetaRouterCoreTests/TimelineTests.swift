@@ -131,3 +131,34 @@ import Testing
         #expect(client.disabledReason == "test")
     }
 }
+
+@Suite struct CallSiteConversionTests {
+    @Test func badValuesAreDroppedWithALogLineNamingTheKeyPath() async {
+        let capture = CapturingDestination()
+        let logs = RecordingLogSink()
+        let client = AnalyticsClient(configuration: Configuration(writeKey: "k", logger: Logger(sink: logs)), plugins: [capture])
+        client.track("Order", properties: ["total": 19.99, "tax": Double.nan, "items": [["price": Double.infinity]]])
+        client.screen("Home", properties: ["name": "ignored", "ok": true])
+        client.identify("u", traits: ["age": Float.nan, "plan": "pro"])
+        await client.settle()
+        #expect(capture.events[0].properties == ["total": 19.99, "items": [[:]]])
+        #expect(capture.events[1].properties == ["name": "Home", "ok": true])
+        #expect(capture.events[2].traits == ["plan": "pro"])
+        let warnings = logs.messages(atLeast: .warning)
+        #expect(warnings.count == 3)
+        #expect(warnings.contains { $0.contains("track \"Order\"") && $0.contains("properties.tax") })
+        #expect(warnings.contains { $0.contains("properties.items[0].price") })
+        #expect(warnings.contains { $0.contains("identify") && $0.contains("traits.age") })
+    }
+
+    @Test func laterChangesToTheCallersDictionaryDoNotReachTheEvent() async {
+        let capture = CapturingDestination()
+        let client = makeClient([capture])
+        var properties: [String: Any] = ["step": 1]
+        client.track("Wizard", properties: properties)
+        properties["step"] = 2
+        client.track("Wizard", properties: properties)
+        await client.settle()
+        #expect(capture.events.map { $0.properties?["step"] } == [1, 2])
+    }
+}

@@ -62,6 +62,23 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(capture.events.count)
     }
 
+    // Bytes on the wire per event: a track with five properties and the default context, in a
+    // batch of 100 (envelope and sentAt included).
+    Benchmark(
+        "wire bytes per event, batch of 100",
+        configuration: .init(metrics: [.custom("bytes per event", useScalingFactor: false)], maxIterations: 1)
+    ) { benchmark in
+        let capture = CapturingDestination()
+        let client = timelineClient(capture: capture)
+        let properties = fiveProperties()
+        for _ in 0..<100 { client.track("Product Viewed", properties: properties) }
+        runBlocking { await client.settle() }
+        let format = MetaRouterBatchFormat(writeKey: "0123456789abcdef0123456789abcdef")
+        let queued = capture.events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: format.encode($0)) }
+        let body = format.body(for: queued, sentAt: Date())
+        benchmark.measurement(.custom("bytes per event", useScalingFactor: false), body.count / max(1, queued.count))
+    }
+
     // Events per second delivered over real HTTP to a loopback collector, batches of 100.
     Benchmark("delivery over loopback HTTP, batches of 100", configuration: .init(scalingFactor: .kilo, maxIterations: 10)) { benchmark in
         guard let collector = try? LoopbackCollector() else { return }

@@ -8,7 +8,7 @@ extension AnalyticsClient {
 
     /// Records a user action with typed properties (any `Encodable` that encodes as an object).
     public func track<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
-        process(events.track(name, encodable: properties, options: options))
+        process(PreparedEvent(events.track(name, encodable: properties, options: options)))
     }
 
     /// Sets the current user and records their traits. Later events carry `userId`.
@@ -18,7 +18,7 @@ extension AnalyticsClient {
 
     /// Sets the current user with typed traits.
     public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions? = nil) {
-        process(events.identify(userId, encodable: traits, options: options))
+        process(PreparedEvent(events.identify(userId, encodable: traits, options: options)))
     }
 
     /// Records a screen view; the name is sent as `name` and `properties.name`.
@@ -28,7 +28,7 @@ extension AnalyticsClient {
 
     /// Records a screen view with typed properties.
     public func screen<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
-        process(events.view(.screen, name, encodable: properties, options: options))
+        process(PreparedEvent(events.view(.screen, name, encodable: properties, options: options)))
     }
 
     /// Records a page view; the name is sent as `name` and `properties.name`.
@@ -38,7 +38,7 @@ extension AnalyticsClient {
 
     /// Records a page view with typed properties.
     public func page<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
-        process(events.view(.page, name, encodable: properties, options: options))
+        process(PreparedEvent(events.view(.page, name, encodable: properties, options: options)))
     }
 
     /// Sets the current group and records its traits. Later events carry `groupId`.
@@ -48,12 +48,12 @@ extension AnalyticsClient {
 
     /// Sets the current group with typed traits.
     public func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
-        process(events.group(groupId, encodable: traits, options: options))
+        process(PreparedEvent(events.group(groupId, encodable: traits, options: options)))
     }
 
     /// Links the current identity to `newUserId` and makes it the current userId. The event's
     /// `previousId` is the userId before, or the anonymousId when there was none.
     public func alias(_ newUserId: String, options: EventOptions? = nil) {
-        process(events.alias(newUserId, options: options))
+        process(PreparedEvent(events.alias(newUserId, options: options)))
     }
 }

@@ -55,8 +55,13 @@ public final class AnalyticsClient: Sendable {
 
     /// Hands a fully built event to the ingress. Most callers use `track` and friends.
     public func process(_ event: Event) {
-        guard accepts("\(event.type.rawValue) call") else { return }
-        executor.submit(.event(event))
+        process(PreparedEvent(event))
+    }
+
+    /// Hands an event built by ``events`` to the ingress.
+    public func process(_ prepared: PreparedEvent) {
+        guard accepts("\(prepared.event.type.rawValue) call") else { return }
+        executor.submit(.event(prepared))
     }
 
     /// Runs `work` on the executor, in order with the events submitted before it. Plugins use

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Builds events at the call site: captures the timestamp and messageId, converts the
-/// caller's values to ``JSON`` (logging each value it has to drop, by key path) and applies
-/// per-call overrides. Nothing here touches disk or network.
+/// Builds events at the call site: captures the timestamp and messageId, applies per-call
+/// overrides and captures the caller's values, which ``PreparedEvent/resolved()`` converts to
+/// ``JSON`` on the executor (logging each value it has to drop, by key path). Typed
+/// (`Encodable`) values are encoded here, at the call. Nothing here touches disk or network.
 public struct EventFactory: Sendable {
     private let clock: any AnalyticsClock
     private let logger: Logger
@@ -14,11 +15,10 @@ public struct EventFactory: Sendable {
     }
 
     /// A track event.
-    public func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> Event {
+    public func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
         var event = base(.track, options)
         event.event = name
-        event.properties = convert(properties, root: "properties", call: "track \"\(name)\"")
-        return event
+        return PreparedEvent(event, values: properties, target: .properties, logger: logger)
     }
 
     /// A track event with typed properties.
@@ -30,11 +30,11 @@ public struct EventFactory: Sendable {
     }
 
     /// An identify event.
-    public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) -> Event {
+    public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) -> PreparedEvent {
         var event = base(.identify, options)
         event.userId = userId
-        event.traits = convert(traits, root: "traits", call: "identify") ?? [:]
-        return event
+        event.traits = [:]
+        return PreparedEvent(event, values: traits, target: .traits, logger: logger)
     }
 
     /// An identify event with typed traits.
@@ -46,8 +46,8 @@ public struct EventFactory: Sendable {
     }
 
     /// A screen or page event; the name goes to `name` and `properties.name`.
-    public func view(_ type: EventType, _ name: String, properties: [String: Any]?, options: EventOptions?) -> Event {
-        view(type, name, convert(properties, root: "properties", call: "\(type.rawValue) \"\(name)\""), options)
+    public func view(_ type: EventType, _ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
+        PreparedEvent(view(type, name, nil, options), values: properties, target: .properties, logger: logger)
     }
 
     /// A screen or page event with typed properties.
@@ -56,11 +56,11 @@ public struct EventFactory: Sendable {
     }
 
     /// A group event.
-    public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) -> Event {
+    public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) -> PreparedEvent {
         var event = base(.group, options)
         event.groupId = groupId
-        event.traits = convert(traits, root: "traits", call: "group") ?? [:]
-        return event
+        event.traits = [:]
+        return PreparedEvent(event, values: traits, target: .traits, logger: logger)
     }
 
     /// A group event with typed traits.
@@ -95,13 +95,6 @@ public struct EventFactory: Sendable {
         merged["name"] = .string(name)
         event.properties = merged
         return event
-    }
-
-    private func convert(_ values: [String: Any]?, root: String, call: @autoclosure () -> String) -> [String: JSON]? {
-        guard let values else { return nil }
-        let (converted, issues) = ValueConverter.convert(values, root: root)
-        report(issues, call: call())
-        return converted
     }
 
     private func convert<Value: Encodable>(encodable: Value, root: String, call: @autoclosure () -> String) -> [String: JSON]? {

@@ -4,8 +4,8 @@ import Foundation
 /// One unit of work on the ordered path: an event, or an operation on the timeline (identity
 /// change, reset, plugin added, flush, a plugin's own continuation).
 public enum Command: Sendable {
-    /// An event to run through the timeline.
-    case event(Event)
+    /// An event to run through the timeline; its caller's values are converted first.
+    case event(PreparedEvent)
     /// Work that runs on the executor with the timeline, in order with the events.
     case operation(@Sendable (Timeline) -> Void)
 }
@@ -59,7 +59,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
             if batch.isEmpty { return }
             for command in batch {
                 switch command {
-                case .event(let event): timeline.process(event)
+                case .event(let prepared): timeline.process(prepared.resolved())
                 case .operation(let work): work(timeline)
                 }
             }
