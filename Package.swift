@@ -26,6 +26,11 @@ let package = Package(
             path: "Sources/MetaRouter"
         ),
         .target(name: "MetaRouterTesting", dependencies: ["MetaRouterCore"], path: "Sources/MetaRouterTesting"),
+        .executableTarget(
+            name: "MetaRouterCrashChild",
+            dependencies: ["MetaRouter"],
+            path: "Tests/CrashChild"
+        ),
         .testTarget(
             name: "MetaRouterCoreTests",
             dependencies: ["MetaRouterCore", "MetaRouterTesting"],
@@ -41,7 +46,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MetaRouterDeliveryTests",
-            dependencies: ["MetaRouter", "MetaRouterDelivery", "MetaRouterTesting"],
+            dependencies: ["MetaRouter", "MetaRouterDelivery", "MetaRouterTesting", "MetaRouterCrashChild"],
             path: "Tests/MetaRouterDeliveryTests",
             exclude: ["Fixtures"]
         ),

@@ -60,6 +60,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var retryTimer: (any ScheduledWork)?
     private var retryDelay: TimeInterval
     private var disabled = false
+    private var commitScheduled = false
     private var waiters: [@Sendable () -> Void] = []
 
     /// Whether requests carry `Trace: true`.
@@ -102,6 +103,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         guard !disabled else { return }
         let queued = QueuedEvent(messageId: event.messageId, timestamp: event.timestamp, payload: format.encode(event))
         let evicted = store.append(queued)
+        scheduleCommit()
         statsBox.withLock { $0.enqueued += 1 }
         if !evicted.isEmpty { drop(evicted, reason: .queueFull, status: nil) }
         if policies.contains(where: { $0.shouldFlush(queued: store.count) }) { flush() }
@@ -112,7 +114,13 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// waiting out a retry delay, or the client is disabled.
     public func flush(completion: (@Sendable () -> Void)? = nil) {
         if let completion { waiters.append(completion) }
+        store.sync()
         sendNext()
+    }
+
+    /// Makes everything queued durable now (background, terminate, shutdown).
+    public func persist() {
+        store.sync()
     }
 
     /// Drops everything queued; a batch in flight is not requeued when its answer comes.
@@ -127,11 +135,12 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         resolveWaiters()
     }
 
-    /// Stops timers and policies.
+    /// Stops timers and policies, and makes what is queued durable.
     public func stop() {
         retryTimer?.cancel()
         retryTimer = nil
         for policy in policies { policy.stop() }
+        store.sync()
     }
 
     /// The state for `getDebugInfo`.
@@ -151,6 +160,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
             return resolveWaiters()
         }
+        // The batch's key and events reach the log before the request leaves.
+        store.commit()
         var headers = format.headers
         headers["Idempotency-Key"] = batch.idempotencyKey
         if tracing { headers["Trace"] = "true" }
@@ -174,6 +185,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
+        defer { scheduleCommit() }
         current.watchdog.cancel()
         inFlight = nil
         let now = analytics.configuration.clock.now()
@@ -219,6 +231,17 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             drop(batch.events + store.removeAll(), reason: .disabled, status: status)
             analytics.disable(reason: "ingestion answered \(status): check the write key and ingestion host")
             resolveWaiters()
+        }
+    }
+
+    /// Groups the log writes of one executor drain cycle: the commit runs after the events
+    /// already in the ingress.
+    private func scheduleCommit() {
+        guard !commitScheduled, store.hasUncommittedRecords else { return }
+        commitScheduled = true
+        onExecutor { uploader in
+            uploader.commitScheduled = false
+            uploader.store.commit()
         }
     }
 

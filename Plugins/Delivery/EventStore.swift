@@ -56,6 +56,21 @@ public protocol EventStore: AnyObject {
     func release(_ batch: PendingBatch)
     /// Removes everything, the pending batch included; returns what was removed.
     func removeAll() -> [QueuedEvent]
+    /// Whether changes are waiting for ``commit()``.
+    var hasUncommittedRecords: Bool { get }
+    /// Writes the changes made since the last commit (a durable store groups them).
+    func commit()
+    /// Commits and makes the changes durable (`fsync`).
+    func sync()
+}
+
+extension EventStore {
+    /// A store in memory has nothing to commit.
+    public var hasUncommittedRecords: Bool { false }
+    /// Nothing to write.
+    public func commit() {}
+    /// Nothing to write.
+    public func sync() {}
 }
 
 /// The in-memory queue: a ring of events with drop-oldest eviction at `capacity`.

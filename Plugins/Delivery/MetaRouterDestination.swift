@@ -13,8 +13,10 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin {
         public var flushIntervalSeconds: TimeInterval = 10
         /// Flush once this many events are queued.
         public var flushAt = 20
-        /// Queue capacity; the oldest are dropped beyond it.
+        /// Queue capacity when the disk log is off; the oldest are dropped beyond it.
         public var maxQueueEvents = 2000
+        /// The durable disk log, or `nil` to keep the queue in memory only.
+        public var disk: DiskEventStore.Options?
         /// The transport; URLSession unless given.
         public var transport: (any HTTPTransport)?
         /// Batching, timeouts, breaker.
@@ -44,6 +46,10 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin {
     public let timeline = Timeline()
     /// The delivery machinery (available once configured).
     public private(set) var uploader: BatchUploader?
+    /// Why the disk log could not be used, when it could not (the queue is then in memory).
+    public private(set) var storageError: String?
+    /// What opening the disk log found.
+    public private(set) var recovery: DiskEventStore.RecoveryReport?
 
     private let options: Options
 
@@ -59,7 +65,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin {
         ]
         let uploader = BatchUploader(
             options: options.upload,
-            store: InMemoryEventStore(capacity: options.maxQueueEvents),
+            store: makeStore(analytics),
             format: MetaRouterBatchFormat(writeKey: analytics.configuration.writeKey),
             transport: options.transport ?? URLSessionTransport(timeout: options.upload.requestTimeout),
             policies: policies,
@@ -67,6 +73,25 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin {
             onPermanentFailure: options.onPermanentFailure)
         uploader.start(analytics: analytics)
         self.uploader = uploader
+    }
+
+    private func makeStore(_ analytics: AnalyticsClient) -> any EventStore {
+        guard let disk = options.disk else { return InMemoryEventStore(capacity: options.maxQueueEvents) }
+        do {
+            let store = try DiskEventStore(options: disk, now: analytics.configuration.clock.now(), logger: analytics.logger)
+            let report = store.recovery
+            recovery = report
+            if report.recovered + report.expired + report.overCap + report.corruptRecords > 0 {
+                analytics.logger.info(
+                    "event log recovered \(report.recovered) event(s); dropped \(report.expired) older than the age limit, "
+                        + "\(report.overCap) over the caps; skipped \(report.corruptRecords) damaged record(s), \(report.tornBytes) torn byte(s)")
+            }
+            return store
+        } catch {
+            storageError = "\(error)"
+            analytics.logger.error("event log unavailable (\(error)); events are kept in memory only")
+            return InMemoryEventStore(capacity: options.maxQueueEvents)
+        }
     }
 
     /// Queues the event for delivery.

@@ -18,11 +18,11 @@ enum ClientFactory {
             writeKey: options.writeKey, logger: logger, clock: clock,
             storage: options.keyValueStore ?? defaultStore(directory: directory, logger: logger),
             storageDirectory: directory, application: options.application)
-        let client = AnalyticsClient(configuration: configuration, plugins: plugins(for: options, host: host))
+        let client = AnalyticsClient(configuration: configuration, plugins: plugins(for: options, host: host, directory: directory))
         return MetaRouterClient(client: client, options: options, configurationError: nil)
     }
 
-    static func plugins(for options: InitOptions, host: URL) -> [any Plugin] {
+    static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
         var plugins: [any Plugin] = []
         let defaults = options.defaultPlugins
         if defaults.contains(.identity) { plugins.append(IdentityPlugin()) }
@@ -35,6 +35,12 @@ enum ClientFactory {
             delivery.transport = options.transport
             delivery.onPermanentFailure = options.onPermanentFailure
             delivery.upload.requestTimeout = options.requestTimeoutSeconds
+            if options.maxDiskEvents > 0 {
+                var disk = DiskEventStore.Options(directory: directory.appendingPathComponent("events", isDirectory: true))
+                disk.maxEvents = options.maxDiskEvents
+                disk.maxBytes = options.maxDiskBytes
+                delivery.disk = disk
+            }
             plugins.append(MetaRouterDestination(options: delivery))
         }
         plugins += options.plugins?() ?? []

@@ -56,6 +56,9 @@ public struct InitOptions: Sendable {
     public var plugins: (@Sendable () -> [any Plugin])?
     /// Called with events dropped for good, with the reason.
     public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
+    /// Bytes of event payload kept on disk at most (default 50 MB), so an offline device never
+    /// fills its disk; the oldest go first.
+    public var maxDiskBytes = 50 * 1024 * 1024
     /// Seconds an upload may take (default 15).
     public var requestTimeoutSeconds: TimeInterval = 15
 

@@ -107,12 +107,13 @@ public final class MetaRouterClient: AnalyticsInterface {
         let clock = client.configuration.clock
         let snapshot = await onExecutor { timeline -> DebugInfoParts in
             let identity = timeline.find(IdentityPlugin.self)
-            let uploader = timeline.find(MetaRouterDestination.self)?.uploader
+            let destination = timeline.find(MetaRouterDestination.self)
+            let uploader = destination?.uploader
             return DebugInfoParts(
                 anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
                 advertisingId: timeline.find(AdvertisingIDPlugin.self)?.advertisingId,
                 delivery: uploader?.status(at: clock.now()), tracing: uploader?.tracing ?? false,
-                stats: uploader?.stats ?? DeliveryStats())
+                stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError)
         }
         let lifecycle = client.lifecycle
         return DebugInfo(
@@ -125,7 +126,7 @@ public final class MetaRouterClient: AnalyticsInterface {
             flushInFlight: snapshot.delivery?.flushInFlight ?? false,
             anonymousId: snapshot.anonymousId.flatMap { $0.isEmpty ? nil : $0 }, userId: snapshot.userId,
             groupId: snapshot.groupId, advertisingId: snapshot.advertisingId, tracing: snapshot.tracing,
-            error: configurationError ?? client.disabledReason, stats: snapshot.stats)
+            error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
     }
 
     private struct DebugInfoParts: Sendable {
@@ -136,6 +137,7 @@ public final class MetaRouterClient: AnalyticsInterface {
         var delivery: BatchUploader.Status?
         var tracing: Bool
         var stats: DeliveryStats
+        var storageError: String?
     }
 
     /// Runs `read` on the executor after everything submitted before, and returns its result.

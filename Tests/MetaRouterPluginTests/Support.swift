@@ -22,6 +22,7 @@ func localOptions(_ writeKey: String, capture: CapturingDestination, logs: Recor
     var options = InitOptions(writeKey: writeKey, ingestionHost: "http://127.0.0.1:9")
     options.defaultPlugins = [.identity, .context, .advertisingId]
     options.keyValueStore = InMemoryKeyValueStore()
+    options.maxDiskEvents = 0
     options.logSink = logs
     let handoff = UncheckedPlugin(capture)
     options.plugins = { [handoff.plugin] }

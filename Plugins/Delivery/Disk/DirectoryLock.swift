@@ -1,0 +1,48 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive advisory lock (`flock`) on `<directory>/lock`, held for the life of the
+/// store, so a second process opening the same directory is refused instead of sharing a queue.
+final class DirectoryLock {
+    private let descriptor: Int32
+
+    /// Takes the lock, or throws ``DiskStoreError/locked(_:)`` when another process holds it.
+    init(directory: URL) throws {
+        let path = directory.appendingPathComponent("lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw DiskStoreError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw DiskStoreError.locked(directory.path)
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}
+
+/// Why the disk store could not open.
+public enum DiskStoreError: Error, CustomStringConvertible, Equatable {
+    /// Another process (or instance) holds the directory's lock.
+    case locked(String)
+    /// A file-system call failed.
+    case io(String)
+
+    /// A sentence for logs and `getDebugInfo`.
+    public var description: String {
+        switch self {
+        case .locked(let path): return "the event log at \(path) is in use by another process or instance"
+        case .io(let message): return message
+        }
+    }
+}

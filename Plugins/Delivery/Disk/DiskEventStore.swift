@@ -1,0 +1,214 @@
+import Foundation
+import MetaRouterCore
+
+/// The durable queue: an append-only log of checksummed records in segment files, so no event
+/// the executor accepted is lost to a crash, a `kill -9` or an outage.
+///
+/// - Every accepted event is appended as a record; writes are grouped (``commit()`` once per
+///   executor drain cycle: one `write` for many events) and `fsync`ed at flush boundaries and on
+///   shutdown (``sync()``).
+/// - Events leave the log only when their batch was accepted or dropped for good (a `removed`
+///   record); a batch's `Idempotency-Key` is logged with its events, so a batch interrupted by a
+///   crash is re-sent after restart with the same key.
+/// - Opening recovers the log: damaged records and torn tails are skipped and counted, events
+///   older than ``Options/maxAge`` are dropped, caps are applied oldest first, and the survivors
+///   are rewritten into one fresh segment (so disk use tracks what is undelivered).
+/// - Segments whose events are all gone are deleted; only files this store names are touched.
+///
+/// With the disk on, the queue holds up to ``Options/maxEvents`` events, all of them on disk.
+public final class DiskEventStore: EventStore {
+    /// Where and how much.
+    public struct Options: Sendable {
+        /// The directory the log owns (created 0700).
+        public var directory: URL
+        /// Events kept at most; the oldest go first.
+        public var maxEvents = 10_000
+        /// Payload bytes kept at most; the oldest go first.
+        public var maxBytes = 50 * 1024 * 1024
+        /// Events older than this are dropped when the log is opened.
+        public var maxAge: TimeInterval = 7 * 24 * 3600
+        /// A new segment is started once the active one is this large.
+        public var segmentBytes = 1024 * 1024
+
+        /// Options for `directory` with the defaults.
+        public init(directory: URL) { self.directory = directory }
+    }
+
+    /// What opening the log found.
+    public struct RecoveryReport: Sendable, Hashable {
+        /// Events handed back to the queue.
+        public var recovered = 0
+        /// Events dropped for being older than `maxAge`.
+        public var expired = 0
+        /// Events dropped by the caps.
+        public var overCap = 0
+        /// Damaged records skipped.
+        public var corruptRecords = 0
+        /// Bytes of torn tails ignored.
+        public var tornBytes = 0
+        /// Segment files from a newer format version, left untouched.
+        public var unsupportedFiles = 0
+    }
+
+    struct Entry {
+        let sequence: UInt64
+        let segment: UInt64
+        let event: QueuedEvent
+    }
+
+    let options: Options
+    let files: SegmentFiles
+    private let lock: DirectoryLock
+    private let logger: Logger?
+    var entries: [Entry] = []
+    var head = 0
+    var pending: (batch: PendingBatch, entries: [Entry])?
+    var nextSequence: UInt64 = 1
+    var payloadBytes = 0
+    var liveBySegment: [UInt64: Int] = [:]
+    private var buffer: [UInt8] = []
+
+    /// What opening the log found.
+    public internal(set) var recovery = RecoveryReport()
+
+    /// Opens (and recovers) the log in `options.directory`, or throws when another process
+    /// holds it or it cannot be created.
+    public init(options: Options, now: Date, logger: Logger? = nil) throws {
+        self.options = options
+        self.logger = logger
+        try StorageFiles.ensureDirectory(options.directory)
+        lock = try DirectoryLock(directory: options.directory)
+        files = SegmentFiles(directory: options.directory)
+        try recover(now: now)
+    }
+
+    /// Events held, the pending batch included.
+    public var count: Int { entries.count - head + (pending?.entries.count ?? 0) }
+
+    /// Whether records are waiting for ``commit()``.
+    public var hasUncommittedRecords: Bool { !buffer.isEmpty }
+
+    /// Logs and queues the event, evicting the oldest non-pending ones beyond the caps.
+    public func append(_ event: QueuedEvent) -> [QueuedEvent] {
+        var evicted: [Entry] = []
+        var retained = payloadBytes
+        while head < entries.count, count >= options.maxEvents || retained + event.payload.count > options.maxBytes {
+            retained -= entries[head].event.payload.count
+            evicted.append(entries[head])
+            head += 1
+        }
+        forget(evicted)
+        if count >= options.maxEvents || payloadBytes + event.payload.count > options.maxBytes {
+            return evicted.map(\.event) + [event]
+        }
+        let sequence = nextSequence
+        nextSequence += 1
+        let segment = files.activeId ?? 0
+        buffer += LogRecord.event(
+            sequence: sequence, timestampMillis: Timestamp.epochMillis(event.timestamp), messageId: event.messageId,
+            payload: event.payload
+        ).encoded()
+        entries.append(Entry(sequence: sequence, segment: segment, event: event))
+        liveBySegment[segment, default: 0] += 1
+        payloadBytes += event.payload.count
+        compactMemory()
+        return evicted.map(\.event)
+    }
+
+    /// The pending batch, or a new one from the head (its key is logged with it).
+    public func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
+        if let pending { return pending.batch }
+        guard head < entries.count else { return nil }
+        var taken: [Entry] = []
+        var bytes = 0
+        while head < entries.count, taken.count < max(1, maxCount) {
+            let candidate = entries[head]
+            if !taken.isEmpty, bytes + candidate.event.payload.count > maxBytes { break }
+            bytes += candidate.event.payload.count
+            taken.append(candidate)
+            head += 1
+        }
+        let batch = PendingBatch(events: taken.map(\.event))
+        pending = (batch, taken)
+        buffer += LogRecord.batch(key: batch.idempotencyKey, ranges: LogRecord.ranges(taken.map(\.sequence))).encoded()
+        compactMemory()
+        return batch
+    }
+
+    /// The pending batch is done with: its events leave the log.
+    public func acknowledge(_ batch: PendingBatch) {
+        guard let current = pending, current.batch.idempotencyKey == batch.idempotencyKey else { return }
+        pending = nil
+        forget(current.entries)
+    }
+
+    /// The pending batch's events go back to the head, to be batched again under a new key.
+    public func release(_ batch: PendingBatch) {
+        guard let current = pending, current.batch.idempotencyKey == batch.idempotencyKey else { return }
+        pending = nil
+        entries.replaceSubrange(0..<head, with: current.entries)
+        head = 0
+    }
+
+    /// Empties the queue and deletes the segment files, starting a fresh one.
+    public func removeAll() -> [QueuedEvent] {
+        let removed = (pending?.entries ?? []) + entries[head...]
+        entries = []
+        head = 0
+        pending = nil
+        payloadBytes = 0
+        liveBySegment = [:]
+        buffer = []
+        do {
+            try files.startSegment(id: nextSequence)
+            files.deleteAllButActive()
+        } catch {
+            logger?.error("event log: \(error)")
+        }
+        return removed.map(\.event)
+    }
+
+    /// Writes the records gathered since the last commit in one go; rolls and deletes segments.
+    public func commit() {
+        guard !buffer.isEmpty else { return }
+        do {
+            try files.append(buffer)
+            buffer.removeAll(keepingCapacity: true)
+            if files.activeSize >= options.segmentBytes { try files.startSegment(id: nextSequence) }
+        } catch {
+            // A full disk or a failing write: the events stay queued in memory and the
+            // records stay buffered for the next attempt.
+            logger?.error("event log: \(error)")
+        }
+        deleteDeadSegments()
+    }
+
+    /// Commits and flushes the active segment to stable storage.
+    public func sync() {
+        commit()
+        files.sync()
+    }
+
+    func forget(_ removed: [Entry]) {
+        guard !removed.isEmpty else { return }
+        for entry in removed {
+            liveBySegment[entry.segment, default: 1] -= 1
+            payloadBytes -= entry.event.payload.count
+        }
+        buffer += LogRecord.removed(LogRecord.ranges(removed.map(\.sequence))).encoded()
+    }
+
+    private func deleteDeadSegments() {
+        while let oldest = files.segments.first, oldest.id != files.activeId, (liveBySegment[oldest.id] ?? 0) <= 0 {
+            liveBySegment[oldest.id] = nil
+            files.delete(id: oldest.id)
+        }
+    }
+
+    private func compactMemory() {
+        if head > 1024, head * 2 > entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// The records of the disk log.
+///
+/// A segment file starts with the 8-byte header `MRLOG`, 0, 0, version. Each record is
+/// `"MR"`, a type byte, a reserved byte, the payload length (UInt32 LE), the payload's CRC-32
+/// (UInt32 LE), then the payload. Integers are little-endian.
+enum LogRecord: Equatable {
+    /// An accepted event: its sequence number, timestamp (ms), messageId and encoded bytes.
+    case event(sequence: UInt64, timestampMillis: Int64, messageId: String, payload: [UInt8])
+    /// Events removed for good (delivered or dropped): inclusive sequence ranges.
+    case removed([ClosedRange<UInt64>])
+    /// A batch was formed: its key and its events' sequence numbers (inclusive ranges), so a
+    /// batch interrupted by a crash is re-sent with the same key.
+    case batch(key: String, ranges: [ClosedRange<UInt64>])
+
+    static let fileHeader: [UInt8] = Array("MRLOG".utf8) + [0, 0, formatVersion]
+    static let formatVersion: UInt8 = 1
+    static let headerSize = 12
+    static let maximumPayload = 64 * 1024 * 1024
+
+    private var typeByte: UInt8 {
+        switch self {
+        case .event: return 1
+        case .removed: return 2
+        case .batch: return 3
+        }
+    }
+
+    /// The record's bytes.
+    func encoded() -> [UInt8] {
+        var payload: [UInt8] = []
+        switch self {
+        case .event(let sequence, let timestampMillis, let messageId, let bytes):
+            payload.reserveCapacity(bytes.count + messageId.utf8.count + 20)
+            payload.appendInteger(sequence)
+            payload.appendInteger(UInt64(bitPattern: timestampMillis))
+            payload.appendInteger(UInt16(clamping: messageId.utf8.count))
+            payload.append(contentsOf: messageId.utf8.prefix(Int(UInt16.max)))
+            payload.append(contentsOf: bytes)
+        case .removed(let ranges):
+            Self.append(ranges, to: &payload)
+        case .batch(let key, let ranges):
+            payload.appendInteger(UInt16(clamping: key.utf8.count))
+            payload.append(contentsOf: key.utf8.prefix(Int(UInt16.max)))
+            Self.append(ranges, to: &payload)
+        }
+        var out: [UInt8] = [UInt8(ascii: "M"), UInt8(ascii: "R"), typeByte, 0]
+        out.reserveCapacity(payload.count + Self.headerSize)
+        out.appendInteger(UInt32(payload.count))
+        out.appendInteger(CRC32.checksum(payload))
+        out.append(contentsOf: payload)
+        return out
+    }
+
+    /// Decodes a payload of `type`; `nil` when it is malformed or of an unknown type.
+    static func decode(type: UInt8, payload: ArraySlice<UInt8>) -> LogRecord? {
+        var reader = ByteReader(payload)
+        switch type {
+        case 1:
+            guard let sequence: UInt64 = reader.integer(), let stamp: UInt64 = reader.integer(),
+                let idLength: UInt16 = reader.integer(), let id = reader.bytes(Int(idLength))
+            else { return nil }
+            return .event(
+                sequence: sequence, timestampMillis: Int64(bitPattern: stamp),
+                messageId: String(decoding: id, as: UTF8.self), payload: Array(reader.rest))
+        case 2:
+            return readRanges(&reader).map(LogRecord.removed)
+        case 3:
+            guard let keyLength: UInt16 = reader.integer(), let key = reader.bytes(Int(keyLength)),
+                let ranges = readRanges(&reader)
+            else { return nil }
+            return .batch(key: String(decoding: key, as: UTF8.self), ranges: ranges)
+        default:
+            return nil
+        }
+    }
+
+    /// Sorted sequence numbers as inclusive ranges: `[1, 2, 3, 7]` → `[1...3, 7...7]`.
+    static func ranges(_ sequences: [UInt64]) -> [ClosedRange<UInt64>] {
+        var ranges: [ClosedRange<UInt64>] = []
+        for sequence in sequences.sorted() {
+            if let last = ranges.last, last.upperBound &+ 1 == sequence {
+                ranges[ranges.count - 1] = last.lowerBound...sequence
+            } else {
+                ranges.append(sequence...sequence)
+            }
+        }
+        return ranges
+    }
+
+    private static func append(_ ranges: [ClosedRange<UInt64>], to payload: inout [UInt8]) {
+        for range in ranges {
+            payload.appendInteger(range.lowerBound)
+            payload.appendInteger(range.upperBound)
+        }
+    }
+
+    private static func readRanges(_ reader: inout ByteReader) -> [ClosedRange<UInt64>]? {
+        var ranges: [ClosedRange<UInt64>] = []
+        while !reader.isAtEnd {
+            guard let low: UInt64 = reader.integer(), let high: UInt64 = reader.integer(), low <= high else { return nil }
+            ranges.append(low...high)
+        }
+        return ranges
+    }
+}
+
+/// Reads little-endian integers and byte runs from a slice.
+struct ByteReader {
+    private var bytes: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+
+    var isAtEnd: Bool { bytes.isEmpty }
+    var rest: ArraySlice<UInt8> { bytes }
+
+    mutating func integer<Value: FixedWidthInteger>() -> Value? {
+        let size = MemoryLayout<Value>.size
+        guard bytes.count >= size else { return nil }
+        var value: Value = 0
+        for (shift, byte) in bytes.prefix(size).enumerated() { value |= Value(byte) << (shift * 8) }
+        bytes = bytes.dropFirst(size)
+        return value
+    }
+
+    mutating func bytes(_ count: Int) -> ArraySlice<UInt8>? {
+        guard bytes.count >= count else { return nil }
+        defer { bytes = bytes.dropFirst(count) }
+        return bytes.prefix(count)
+    }
+}
+
+extension Array where Element == UInt8 {
+    mutating func appendInteger<Value: FixedWidthInteger>(_ value: Value) {
+        for shift in 0..<MemoryLayout<Value>.size { append(UInt8(truncatingIfNeeded: value >> (shift * 8))) }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import MetaRouter
+
+// A child process for the crash and shutdown tests.
+//
+//   MetaRouterCrashChild track <directory> <host> <first index>
+//       tracks numbered events until killed; after each group it waits one drain cycle and
+//       prints "durable <index>": every event up to that index has reached the event log.
+//   MetaRouterCrashChild drain <directory> <host>
+//       opens the same log, delivers everything, prints "drained <count>" and exits.
+
+struct StandardErrorSink: LogSink {
+    func log(level: LogLevel, message: String) {
+        FileHandle.standardError.write(Data("child \(level): \(message)\n".utf8))
+    }
+}
+
+func makeInstance(directory: String, host: String) -> MetaRouterClient {
+    var options = InitOptions(writeKey: "crash-test-key", ingestionHost: host, flushIntervalSeconds: 1)
+    options.storageDirectory = URL(fileURLWithPath: directory)
+    options.keyValueStore = FileKeyValueStore(file: URL(fileURLWithPath: directory).appendingPathComponent("identity.json"))
+    options.logSink = StandardErrorSink()
+    options.requestTimeoutSeconds = 2
+    return MetaRouter.Analytics.instance(for: options)
+}
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else {
+    say("usage: MetaRouterCrashChild track|drain <directory> <host> [first index]")
+    exit(2)
+}
+let analytics = makeInstance(directory: arguments[2], host: arguments[3])
+
+switch arguments[1] {
+case "track":
+    var index = Int(arguments.count > 4 ? arguments[4] : "0") ?? 0
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline {
+        for _ in 0..<20 {
+            analytics.track("Crash Test", properties: ["n": index])
+            index += 1
+        }
+        // One drain cycle: the events run through the timeline, then the log commit they
+        // scheduled runs.
+        await analytics.client.settle()
+        await analytics.client.settle()
+        say("durable \(index - 1)")
+    }
+case "drain":
+    let deadline = Date().addingTimeInterval(30)
+    var info = await analytics.getDebugInfo()
+    while info.queueLength > 0, Date() < deadline {
+        await analytics.flushAndWait()
+        try? await Task.sleep(nanoseconds: 20_000_000)
+        info = await analytics.getDebugInfo()
+    }
+    await analytics.shutdown()
+    say("drained \(info.stats.sent) remaining \(info.queueLength)")
+default:
+    say("unknown mode \(arguments[1])")
+    exit(2)
+}

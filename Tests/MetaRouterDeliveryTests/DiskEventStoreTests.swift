@@ -1,0 +1,233 @@
+import Foundation
+import MetaRouterTesting
+import Testing
+
+@testable import MetaRouterDelivery
+
+@Suite struct DiskEventStoreTests {
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func event(_ index: Int, age: TimeInterval = 0, size: Int = 40) -> QueuedEvent {
+        QueuedEvent(
+            messageId: "m-\(index)", timestamp: now.addingTimeInterval(-age),
+            payload: Array("{\"n\":\(index),\"pad\":\"\(String(repeating: "x", count: size))\"}".utf8))
+    }
+
+    private func open(_ directory: URL, configure: (inout DiskEventStore.Options) -> Void = { _ in }) throws -> DiskEventStore {
+        var options = DiskEventStore.Options(directory: directory)
+        configure(&options)
+        return try DiskEventStore(options: options, now: now)
+    }
+
+    private func drain(_ store: DiskEventStore) -> [String] {
+        var ids: [String] = []
+        while let batch = store.nextBatch(maxCount: 1000, maxBytes: .max) {
+            ids += batch.events.map(\.messageId)
+            store.acknowledge(batch)
+        }
+        return ids
+    }
+
+    private func segmentFiles(_ directory: URL) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.lastPathComponent.hasPrefix("segment-") }.sorted { $0.path < $1.path }
+    }
+
+    @Test func recordsRoundTrip() {
+        let records: [LogRecord] = [
+            .event(sequence: 7, timestampMillis: -5, messageId: "id", payload: [1, 2, 3]),
+            .removed([1...3, 9...9]), .batch(key: "key", ranges: [4...6]),
+        ]
+        let bytes = LogRecord.fileHeader + records.flatMap { $0.encoded() }
+        #expect(SegmentReader.read(bytes).records == records)
+        #expect(LogRecord.ranges([5, 1, 2, 3, 9]) == [1...3, 5...5, 9...9])
+    }
+
+    @Test func recoversInOrderAcrossReopen() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try open(directory.url)
+            for index in 0..<50 { _ = store.append(event(index)) }
+            let batch = try #require(store.nextBatch(maxCount: 10, maxBytes: .max))
+            store.acknowledge(batch)
+            store.commit()
+        }
+        let reopened = try open(directory.url)
+        #expect(reopened.recovery.recovered == 40)
+        #expect(drain(reopened) == (10..<50).map { "m-\($0)" })
+    }
+
+    @Test func uncommittedRecordsAreNotOnDiskButCommittedOnesAre() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try open(directory.url)
+            _ = store.append(event(1))
+            store.commit()
+            _ = store.append(event(2))
+        }
+        #expect(drain(try open(directory.url)) == ["m-1"])
+    }
+
+    @Test func pendingBatchKeepsItsIdempotencyKeyAcrossRestart() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key: String
+        do {
+            let store = try open(directory.url)
+            for index in 0..<5 { _ = store.append(event(index)) }
+            let batch = try #require(store.nextBatch(maxCount: 3, maxBytes: .max))
+            key = batch.idempotencyKey
+            store.commit()
+        }
+        let reopened = try open(directory.url)
+        let again = try #require(reopened.nextBatch(maxCount: 100, maxBytes: .max))
+        #expect(again.idempotencyKey == key)
+        #expect(again.events.map(\.messageId) == ["m-0", "m-1", "m-2"])
+    }
+
+    @Test func tornTailIsSkippedAndCounted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try open(directory.url)
+            for index in 0..<3 { _ = store.append(event(index)) }
+            store.sync()
+        }
+        let file = try #require(try segmentFiles(directory.url).last)
+        let bytes = try Data(contentsOf: file)
+        try bytes.dropLast(7).write(to: file)
+        let reopened = try open(directory.url)
+        #expect(reopened.recovery.tornBytes > 0)
+        #expect(drain(reopened) == ["m-0", "m-1"])
+    }
+
+    @Test func flippedBytesSkipOnlyTheDamagedRecord() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try open(directory.url)
+            for index in 0..<5 { _ = store.append(event(index)) }
+            store.sync()
+        }
+        let file = try #require(try segmentFiles(directory.url).last)
+        var bytes = try [UInt8](Data(contentsOf: file))
+        let secondRecordPayload = LogRecord.fileHeader.count + (bytes.count - LogRecord.fileHeader.count) / 5 + 30
+        bytes[secondRecordPayload] ^= 0xFF
+        try Data(bytes).write(to: file)
+        let reopened = try open(directory.url)
+        #expect(reopened.recovery.corruptRecords == 1)
+        #expect(drain(reopened) == ["m-0", "m-2", "m-3", "m-4"])
+    }
+
+    @Test(arguments: [Data(), Data([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), Data("MRLOG".utf8), Data(repeating: 0xFF, count: 4096)])
+    func emptyTruncatedOrGarbageFilesNeverStopTheStore(_ content: Data) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try content.write(to: directory.url.appendingPathComponent("segment-0000000000000001.log"))
+        do {
+            let store = try open(directory.url)
+            #expect(store.count == 0)
+            _ = store.append(event(1))
+            store.commit()
+        }
+        #expect(drain(try open(directory.url)) == ["m-1"])
+    }
+
+    @Test func fileFromAFutureVersionIsLeftAlone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let future = directory.url.appendingPathComponent("segment-00000000000000ff.log")
+        try Data(Array("MRLOG".utf8) + [0, 0, 9, 1, 2, 3]).write(to: future)
+        let store = try open(directory.url)
+        #expect(store.recovery.unsupportedFiles == 1)
+        #expect(FileManager.default.fileExists(atPath: future.path))
+    }
+
+    @Test func eventsOlderThanSevenDaysAreDroppedOnRecovery() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try open(directory.url)
+            _ = store.append(event(1, age: 8 * 24 * 3600))
+            _ = store.append(event(2, age: 6 * 24 * 3600))
+            store.commit()
+        }
+        let reopened = try open(directory.url)
+        #expect(reopened.recovery.expired == 1)
+        #expect(drain(reopened) == ["m-2"])
+    }
+
+    @Test func capsDropTheOldestByCountAndBytes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try open(directory.url) { $0.maxEvents = 3 }
+            var evicted: [String] = []
+            for index in 0..<5 { evicted += store.append(event(index)).map(\.messageId) }
+            #expect(evicted == ["m-0", "m-1"])
+            store.commit()
+        }
+        #expect(drain(try open(directory.url) { $0.maxEvents = 3 }) == ["m-2", "m-3", "m-4"])
+
+        let bytesDirectory = try TemporaryDirectory()
+        defer { bytesDirectory.remove() }
+        let byBytes = try open(bytesDirectory.url) { $0.maxBytes = 200 }
+        for index in 0..<6 { _ = byBytes.append(event(index)) }
+        #expect(byBytes.count < 6)
+        #expect(drain(byBytes).last == "m-5")
+    }
+
+    @Test func deliveredSegmentsAreDeletedSoDiskTracksWhatIsUndelivered() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url) { $0.segmentBytes = 2_000 }
+        for index in 0..<200 {
+            _ = store.append(event(index))
+            if index % 10 == 9 { store.commit() }
+        }
+        store.commit()
+        #expect(try segmentFiles(directory.url).count > 3)
+        _ = drain(store)
+        store.commit()
+        _ = store.append(event(999))
+        store.commit()
+        #expect(try segmentFiles(directory.url).count <= 2)
+        let onDisk = try segmentFiles(directory.url).reduce(0) { $0 + ((try? Data(contentsOf: $1).count) ?? 0) }
+        #expect(onDisk < 4_000)
+    }
+
+    @Test func filesAreOwnerOnlyAndASecondOpenerIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let logDirectory = directory.url.appendingPathComponent("events")
+        let store = try open(logDirectory)
+        _ = store.append(event(1))
+        store.commit()
+        let directoryMode = try FileManager.default.attributesOfItem(atPath: logDirectory.path)[.posixPermissions] as? NSNumber
+        #expect(directoryMode?.intValue == 0o700)
+        for file in try segmentFiles(logDirectory) {
+            let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600)
+        }
+        #expect(throws: DiskStoreError.locked(logDirectory.path)) { _ = try open(logDirectory) }
+        withExtendedLifetime(store) {}
+    }
+
+    @Test func resetRemovesOnlyTheStoresOwnFiles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let foreign = directory.url.appendingPathComponent("notes.txt")
+        try Data("keep me".utf8).write(to: foreign)
+        let store = try open(directory.url)
+        for index in 0..<3 { _ = store.append(event(index)) }
+        store.commit()
+        #expect(store.removeAll().count == 3)
+        store.commit()
+        #expect(FileManager.default.fileExists(atPath: foreign.path))
+        #expect(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("lock").path))
+        #expect(try segmentFiles(directory.url).count == 1)
+        #expect(drain(store).isEmpty)
+    }
+}
