@@ -16,6 +16,17 @@ private func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
         configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIDPlugin(), capture])
 }
 
+/// The encoded bytes of a typical track event (five properties, default context).
+private func sampleEventPayload() -> [UInt8] {
+    var event = Event(type: .track, anonymousId: RandomIdentifier.uuidString(lowercase: true), event: "Product Viewed",
+                      properties: ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "category": "footwear"],
+                      context: ["library": ["name": "metarouter-swift", "version": "0.1.0"], "app": ["name": "bench", "version": "1.0", "build": "1"],
+                                "os": ["name": "Linux", "version": "6.1.0"], "device": ["type": "server", "model": "x86_64"],
+                                "locale": "en_US", "timezone": "Etc/UTC"])
+    event.writeKey = "0123456789abcdef0123456789abcdef"
+    return event.jsonBytes()
+}
+
 private func runBlocking(_ body: @escaping @Sendable () async -> Void) {
     let done = DispatchSemaphore(value: 0)
     Task {
@@ -77,6 +88,58 @@ let benchmarks: @Sendable () -> Void = {
         let queued = capture.events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: format.encode($0)) }
         let body = format.body(for: queued, sentAt: Date())
         benchmark.measurement(.custom("bytes per event", useScalingFactor: false), body.count / max(1, queued.count))
+    }
+
+    // The disk log: bytes written per byte of event payload over 100k events, acknowledged in
+    // batches of 100 and committed every 20 events (one executor drain cycle).
+    Benchmark(
+        "disk log write amplification, 100k events",
+        configuration: .init(metrics: [.custom("written / payload ×1000", useScalingFactor: false)], maxIterations: 1)
+    ) { benchmark in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date()) else { return }
+        let payload = sampleEventPayload()
+        var payloadBytes = 0
+        for index in 0..<100_000 {
+            _ = store.append(QueuedEvent(messageId: MessageID.make(at: Date()), timestamp: Date(), payload: payload))
+            payloadBytes += payload.count
+            if index % 20 == 19 { store.commit() }
+            if index % 100 == 99, let batch = store.nextBatch(maxCount: 100, maxBytes: .max) { store.acknowledge(batch) }
+        }
+        store.commit()
+        benchmark.measurement(.custom("written / payload ×1000", useScalingFactor: false), store.bytesWritten * 1000 / payloadBytes)
+    }
+
+    // Executor cost of the disk log per event: append plus a grouped commit every 20 events.
+    Benchmark("disk log append + grouped commit", configuration: .init(scalingFactor: .kilo, maxIterations: 200)) { benchmark in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date()) else { return }
+        let payload = sampleEventPayload()
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            _ = store.append(QueuedEvent(messageId: "1795306645877-2EF92BC2-FC1E-4573-99EC-74F03062938A", timestamp: Date(), payload: payload))
+            if index % 20 == 19 { store.commit() }
+            if index % 100 == 99, let batch = store.nextBatch(maxCount: 100, maxBytes: .max) { store.acknowledge(batch) }
+        }
+        benchmark.stopMeasurement()
+    }
+
+    // Opening a log that holds 10k undelivered events (read, verify, rewrite).
+    Benchmark("disk log recovery, 10k events", configuration: .init(maxIterations: 20)) { benchmark in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let payload = sampleEventPayload()
+        do {
+            guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date()) else { return }
+            for _ in 0..<10_000 { _ = store.append(QueuedEvent(messageId: MessageID.make(at: Date()), timestamp: Date(), payload: payload)) }
+            store.sync()
+        }
+        benchmark.startMeasurement()
+        let reopened = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date())
+        benchmark.stopMeasurement()
+        blackHole(reopened?.count)
     }
 
     // Events per second delivered over real HTTP to a loopback collector, batches of 100.

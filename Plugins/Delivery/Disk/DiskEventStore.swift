@@ -85,6 +85,9 @@ public final class DiskEventStore: EventStore {
     /// Events held, the pending batch included.
     public var count: Int { entries.count - head + (pending?.entries.count ?? 0) }
 
+    /// Bytes written to segment files since the log was opened (recovery's rewrite included).
+    public var bytesWritten: Int { files.bytesWritten }
+
     /// Whether records are waiting for ``commit()``.
     public var hasUncommittedRecords: Bool { !buffer.isEmpty }
 
@@ -104,10 +107,10 @@ public final class DiskEventStore: EventStore {
         let sequence = nextSequence
         nextSequence += 1
         let segment = files.activeId ?? 0
-        buffer += LogRecord.event(
+        LogRecord.event(
             sequence: sequence, timestampMillis: Timestamp.epochMillis(event.timestamp), messageId: event.messageId,
             payload: event.payload
-        ).encoded()
+        ).append(to: &buffer)
         entries.append(Entry(sequence: sequence, segment: segment, event: event))
         liveBySegment[segment, default: 0] += 1
         payloadBytes += event.payload.count

@@ -29,10 +29,29 @@ enum LogRecord: Equatable {
 
     /// The record's bytes.
     func encoded() -> [UInt8] {
-        var payload: [UInt8] = []
+        var out: [UInt8] = []
+        append(to: &out)
+        return out
+    }
+
+    /// Appends the record's bytes to `out`, payload written in place.
+    func append(to out: inout [UInt8]) {
+        let start = out.count
+        out += [UInt8(ascii: "M"), UInt8(ascii: "R"), typeByte, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        writePayload(into: &out)
+        let payloadStart = start + Self.headerSize
+        let length = UInt32(out.count - payloadStart)
+        let checksum = CRC32.checksum(out[payloadStart...])
+        for shift in 0..<4 {
+            out[start + 4 + shift] = UInt8(truncatingIfNeeded: length >> (shift * 8))
+            out[start + 8 + shift] = UInt8(truncatingIfNeeded: checksum >> (shift * 8))
+        }
+    }
+
+    private func writePayload(into payload: inout [UInt8]) {
         switch self {
         case .event(let sequence, let timestampMillis, let messageId, let bytes):
-            payload.reserveCapacity(bytes.count + messageId.utf8.count + 20)
+            payload.reserveCapacity(payload.count + bytes.count + messageId.utf8.count + 20)
             payload.appendInteger(sequence)
             payload.appendInteger(UInt64(bitPattern: timestampMillis))
             payload.appendInteger(UInt16(clamping: messageId.utf8.count))
@@ -45,12 +64,6 @@ enum LogRecord: Equatable {
             payload.append(contentsOf: key.utf8.prefix(Int(UInt16.max)))
             Self.append(ranges, to: &payload)
         }
-        var out: [UInt8] = [UInt8(ascii: "M"), UInt8(ascii: "R"), typeByte, 0]
-        out.reserveCapacity(payload.count + Self.headerSize)
-        out.appendInteger(UInt32(payload.count))
-        out.appendInteger(CRC32.checksum(payload))
-        out.append(contentsOf: payload)
-        return out
     }
 
     /// Decodes a payload of `type`; `nil` when it is malformed or of an unknown type.

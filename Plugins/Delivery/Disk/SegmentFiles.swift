@@ -20,6 +20,7 @@ final class SegmentFiles {
     let directory: URL
     private(set) var segments: [Segment] = []
     private(set) var activeSize = 0
+    private(set) var bytesWritten = 0
     private var descriptor: Int32 = -1
 
     init(directory: URL) {
@@ -80,6 +81,7 @@ final class SegmentFiles {
             }
         }
         activeSize += written
+        bytesWritten += written
     }
 
     /// Flushes the active segment to stable storage.
