@@ -17,11 +17,12 @@ let package = Package(
         .target(name: "MetaRouterContext", dependencies: ["MetaRouterCore"], path: "Plugins/Context"),
         .target(name: "MetaRouterAdvertisingID", dependencies: ["MetaRouterCore"], path: "Plugins/AdvertisingID"),
         .target(name: "MetaRouterDelivery", dependencies: ["MetaRouterCore"], path: "Plugins/Delivery"),
+        .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore"], path: "Plugins/Lifecycle"),
         .target(
             name: "MetaRouter",
             dependencies: [
                 "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
-                "MetaRouterAdvertisingID", "MetaRouterDelivery",
+                "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle",
             ],
             path: "Sources/MetaRouter"
         ),

@@ -93,9 +93,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// Binds to the client and starts the flush policies.
     public func start(analytics: AnalyticsClient) {
         self.analytics = analytics
-        for policy in policies {
-            policy.start(clock: analytics.configuration.clock) { [weak self] in self?.onExecutor { $0.flush() } }
-        }
+        resumeTimers()
     }
 
     /// Queues an event; flushes when a policy says so.
@@ -116,6 +114,20 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         if let completion { waiters.append(completion) }
         store.sync()
         sendNext()
+    }
+
+    /// Stops the flush policies' timers (the app went to the background).
+    public func pauseTimers() {
+        for policy in policies { policy.stop() }
+    }
+
+    /// Restarts the flush policies' timers.
+    public func resumeTimers() {
+        guard let analytics, !disabled else { return }
+        for policy in policies {
+            policy.stop()
+            policy.start(clock: analytics.configuration.clock) { [weak self] in self?.onExecutor { $0.flush() } }
+        }
     }
 
     /// Makes everything queued durable now (background, terminate, shutdown).

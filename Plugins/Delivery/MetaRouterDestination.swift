@@ -4,7 +4,7 @@ import MetaRouterCore
 /// The default destination: delivers every event to a MetaRouter ingestion cluster in
 /// batches (`POST {host}/v1/batch`), with the seed's status table and circuit breaker.
 /// Built on ``BatchUploader``, which other destinations can reuse with their own format.
-public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin {
+public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, LifecycleAware {
     /// Tuning of the destination.
     public struct Options: Sendable {
         /// The ingestion host, e.g. `https://ingest.example.com` (a path prefix is kept).
@@ -114,6 +114,22 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin {
 
     /// Stops timers.
     public func shutdown() { uploader?.stop() }
+
+    /// Restarts the flush timer and sends what is queued.
+    public func applicationDidEnterForeground() {
+        uploader?.resumeTimers()
+        uploader?.flush()
+    }
+
+    /// Sends what is queued, makes the rest durable, and stops the timers.
+    public func applicationDidEnterBackground() {
+        uploader?.flush()
+        uploader?.persist()
+        uploader?.pauseTimers()
+    }
+
+    /// Makes what is queued durable.
+    public func applicationWillTerminate() { uploader?.persist() }
 
     /// Flushes what is queued, then stops timers and calls `completion`.
     public func shutdown(completion: @escaping @Sendable () -> Void) {

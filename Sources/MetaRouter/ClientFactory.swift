@@ -14,11 +14,18 @@ enum ClientFactory {
             return MetaRouterClient(client: client, options: options, configurationError: reason)
         }
         let directory = options.storageDirectory ?? StorageFiles.defaultDirectory(writeKey: options.writeKey)
+        let storage = options.keyValueStore ?? defaultStore(directory: directory, logger: logger)
         let configuration = Configuration(
-            writeKey: options.writeKey, logger: logger, clock: clock,
-            storage: options.keyValueStore ?? defaultStore(directory: directory, logger: logger),
+            writeKey: options.writeKey, logger: logger, clock: clock, storage: storage,
             storageDirectory: directory, application: options.application)
-        let client = AnalyticsClient(configuration: configuration, plugins: plugins(for: options, host: host, directory: directory))
+        var plugins = plugins(for: options, host: host, directory: directory)
+        if options.trackLifecycleEvents {
+            // Read before the identity plugin creates an anonymousId: an existing one means the
+            // SDK ran here before (an upgrade from a version without lifecycle tracking).
+            let hadIdentity = storage.string(forKey: IdentityKeys.anonymousId) != nil
+            plugins.insert(lifecyclePlugin(options, hadIdentity: hadIdentity), at: 0)
+        }
+        let client = AnalyticsClient(configuration: configuration, plugins: plugins)
         return MetaRouterClient(client: client, options: options, configurationError: nil)
     }
 
@@ -45,6 +52,24 @@ enum ClientFactory {
         }
         plugins += options.plugins?() ?? []
         return plugins
+    }
+
+    private static func lifecyclePlugin(_ options: InitOptions, hadIdentity: Bool) -> LifecyclePlugin {
+        let bundle = Bundle.main.infoDictionary ?? [:]
+        let release = LifecycleStateMachine.Release(
+            version: options.application.version ?? bundle["CFBundleShortVersionString"] as? String ?? "unknown",
+            build: options.application.build ?? bundle["CFBundleVersion"] as? String ?? "unknown")
+        return LifecyclePlugin(source: options.lifecycleSource ?? defaultLifecycleSource(options), release: release, hadIdentity: hadIdentity)
+    }
+
+    private static func defaultLifecycleSource(_ options: InitOptions) -> any LifecycleSource {
+        #if canImport(UIKit) && !os(watchOS)
+        return UIKitLifecycleSource()
+        #elseif canImport(AppKit)
+        return AppKitLifecycleSource()
+        #else
+        return ServerProcessLifecycleSource(terminateOnSignals: options.terminateOnSignals)
+        #endif
     }
 
     private static func defaultStore(directory: URL, logger: Logger) -> any KeyValueStore {

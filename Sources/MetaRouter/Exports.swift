@@ -3,3 +3,4 @@
 @_exported import MetaRouterCore
 @_exported import MetaRouterDelivery
 @_exported import MetaRouterIdentity
+@_exported import MetaRouterLifecycle

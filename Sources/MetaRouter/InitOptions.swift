@@ -56,6 +56,13 @@ public struct InitOptions: Sendable {
     public var plugins: (@Sendable () -> [any Plugin])?
     /// Called with events dropped for good, with the reason.
     public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
+    /// Where lifecycle transitions come from when `trackLifecycleEvents` is on: UIKit or AppKit
+    /// on Apple platforms, the server process elsewhere, unless given.
+    public var lifecycleSource: (any LifecycleSource)?
+    /// On a server, signals (e.g. `[SIGTERM, SIGINT]`) after which the SDK delivers what is
+    /// queued before letting the signal end the process; signals the host handles itself are
+    /// left alone. Used with the default server lifecycle source.
+    public var terminateOnSignals: [Int32] = []
     /// Bytes of event payload kept on disk at most (default 50 MB), so an offline device never
     /// fills its disk; the oldest go first.
     public var maxDiskBytes = 50 * 1024 * 1024

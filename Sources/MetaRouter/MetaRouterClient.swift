@@ -93,10 +93,14 @@ public final class MetaRouterClient: AnalyticsInterface {
         client.perform { $0.find(MetaRouterDestination.self)?.uploader?.tracing = enabled }
     }
 
-    /// Lifecycle events are not part of this build yet, so the URL has no `Application Opened`
-    /// to attach to: the call logs a warning and does nothing.
+    /// Keeps `url` (last wins) for the next `Application Opened`. With lifecycle tracking off
+    /// it logs a warning and does nothing.
     public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
-        client.logger.warning("recordOpenedURL ignored: lifecycle tracking is off")
+        guard options.trackLifecycleEvents else {
+            client.logger.warning("recordOpenedURL ignored: lifecycle tracking is off (InitOptions.trackLifecycleEvents)")
+            return
+        }
+        client.perform { $0.find(LifecyclePlugin.self)?.recordOpenedURL(url, sourceApplication: sourceApplication) }
     }
 
     /// Delivers what is queued, then stops.

@@ -8,6 +8,9 @@ import MetaRouter
 //       prints "durable <index>": every event up to that index has reached the event log.
 //   MetaRouterCrashChild drain <directory> <host>
 //       opens the same log, delivers everything, prints "drained <count>" and exits.
+//   MetaRouterCrashChild serve <directory> <host> <count>
+//       a server with lifecycle tracking and SIGTERM handling: queues <count> events without
+//       sending them, prints "ready <count>", and waits for a signal.
 
 struct StandardErrorSink: LogSink {
     func log(level: LogLevel, message: String) {
@@ -15,8 +18,13 @@ struct StandardErrorSink: LogSink {
     }
 }
 
-func makeInstance(directory: String, host: String) -> MetaRouterClient {
-    var options = InitOptions(writeKey: "crash-test-key", ingestionHost: host, flushIntervalSeconds: 1)
+func makeInstance(directory: String, host: String, serving: Bool = false) -> MetaRouterClient {
+    var options = InitOptions(writeKey: "crash-test-key", ingestionHost: host, flushIntervalSeconds: serving ? 3600 : 1)
+    if serving {
+        options.terminateOnSignals = [SIGTERM]
+        options.trackLifecycleEvents = true
+        options.lifecycleSource = ServerProcessLifecycleSource(terminateOnSignals: [SIGTERM])
+    }
     options.storageDirectory = URL(fileURLWithPath: directory)
     options.keyValueStore = FileKeyValueStore(file: URL(fileURLWithPath: directory).appendingPathComponent("identity.json"))
     options.logSink = StandardErrorSink()
@@ -33,7 +41,7 @@ guard arguments.count >= 4 else {
     say("usage: MetaRouterCrashChild track|drain <directory> <host> [first index]")
     exit(2)
 }
-let analytics = makeInstance(directory: arguments[2], host: arguments[3])
+let analytics = makeInstance(directory: arguments[2], host: arguments[3], serving: arguments[1] == "serve")
 
 switch arguments[1] {
 case "track":
@@ -60,6 +68,12 @@ case "drain":
     }
     await analytics.shutdown()
     say("drained \(info.stats.sent) remaining \(info.queueLength)")
+case "serve":
+    let count = Int(arguments.count > 4 ? arguments[4] : "100") ?? 100
+    for index in 0..<count { analytics.track("Served", properties: ["n": index]) }
+    await analytics.client.settle()
+    say("ready \(count)")
+    while true { try? await Task.sleep(nanoseconds: 1_000_000_000) }
 default:
     say("unknown mode \(arguments[1])")
     exit(2)

@@ -8,12 +8,7 @@ import Testing
 /// had tracked more than one drain cycle before the kill arrives — duplicates only with the
 /// same messageId.
 @Suite struct CrashTests {
-    /// The child sits beside the test bundle in the build products directory.
-    private static var childURL: URL {
-        let candidates = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-        let urls = candidates.compactMap { $0?.appendingPathComponent("MetaRouterCrashChild") }
-        return urls.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? urls[0]
-    }
+    private static var childURL: URL { CrashChildLocator.url }
 
     /// Runs the child; returns its stdout lines once it exits (or once `killAfter` passes and
     /// it has been killed).
@@ -67,5 +62,15 @@ import Testing
         let missing = expected.filter { messageIds[$0] == nil }
         #expect(missing.count == 0, "\(missing.count) durable events never arrived, e.g. \(missing.prefix(5))")
         #expect(messageIds.values.allSatisfy { $0.count == 1 }, "a duplicate arrived with a different messageId")
+    }
+}
+
+/// Finds the `MetaRouterCrashChild` executable, which sits beside the test bundle in the build
+/// products directory.
+enum CrashChildLocator {
+    static var url: URL {
+        let candidates = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        let urls = candidates.compactMap { $0?.appendingPathComponent("MetaRouterCrashChild") }
+        return urls.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? urls[0]
     }
 }

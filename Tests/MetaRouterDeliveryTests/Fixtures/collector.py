@@ -105,6 +105,7 @@ def main():
     port = 0
     if "--port" in sys.argv:
         port = int(sys.argv[sys.argv.index("--port") + 1])
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     print(f"PORT {server.server_address[1]}", flush=True)

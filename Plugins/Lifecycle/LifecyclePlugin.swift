@@ -1,0 +1,102 @@
+import Foundation
+import MetaRouterCore
+
+/// Emits `Application Installed` / `Updated` / `Opened` / `Backgrounded` from a
+/// ``LifecycleSource``, and tells ``LifecycleAware`` plugins (delivery) when the app goes to
+/// the foreground, the background, or away. A utility plugin: it sees no events.
+///
+/// The version and build are persisted under `metarouter:lifecycle:version` and `:build`;
+/// `reset()` leaves them alone.
+public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is touched only on the client's executor
+    /// Storage key of the recorded version.
+    public static let versionKey = "metarouter:lifecycle:version"
+    /// Storage key of the recorded build.
+    public static let buildKey = "metarouter:lifecycle:build"
+
+    /// Sees no events.
+    public let type = PluginType.utility
+
+    private let source: any LifecycleSource
+    private let hadIdentity: Bool
+    private let terminationDeadline: TimeInterval
+    private var machine: LifecycleStateMachine
+    private let release: LifecycleStateMachine.Release
+    private weak var analytics: AnalyticsClient?
+
+    /// Tracks the lifecycle of `release` from `source`. `hadIdentity` says whether the SDK ran
+    /// on this device before (an upgrade from a version without lifecycle tracking);
+    /// `terminationDeadline` bounds the final delivery when a signal ends a server process.
+    public init(source: any LifecycleSource, release: LifecycleStateMachine.Release, hadIdentity: Bool, terminationDeadline: TimeInterval = 5) {
+        self.source = source
+        self.release = release
+        self.hadIdentity = hadIdentity
+        self.terminationDeadline = terminationDeadline
+        machine = LifecycleStateMachine(current: release)
+    }
+
+    /// Starts listening; transitions come back to the executor in order.
+    public func configure(analytics: AnalyticsClient) {
+        self.analytics = analytics
+        source.start { [weak self, weak analytics] transition in
+            guard let plugin = self, let analytics else { return }
+            analytics.perform { timeline in plugin.handle(transition, timeline) }
+        }
+    }
+
+    /// Keeps one URL (last wins) for the next `Application Opened`.
+    public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
+        machine.recordOpenedURL(url.absoluteString, sourceApplication: sourceApplication)
+    }
+
+    /// Stops listening.
+    public func shutdown() { source.stop() }
+
+    /// Runs on the executor: the events go through the timeline right here, so they keep their
+    /// place among the calls made around the transition.
+    private func handle(_ transition: LifecycleTransition, _ timeline: Timeline) {
+        guard let analytics else { return }
+        let outputs: [LifecycleStateMachine.Output]
+        if case .launched(let inBackground) = transition {
+            let storage = analytics.configuration.storage
+            let stored = storage.string(forKey: Self.versionKey).map {
+                LifecycleStateMachine.Release(version: $0, build: storage.string(forKey: Self.buildKey) ?? "unknown")
+            }
+            outputs = machine.launch(inBackground: inBackground, stored: stored, hadIdentity: hadIdentity)
+            storage.set(release.version, forKey: Self.versionKey)
+            storage.set(release.build, forKey: Self.buildKey)
+        } else {
+            outputs = machine.handle(transition)
+        }
+        for output in outputs { perform(output, analytics, timeline) }
+    }
+
+    private func perform(_ output: LifecycleStateMachine.Output, _ analytics: AnalyticsClient, _ timeline: Timeline) {
+        switch output {
+        case .track(let name, let properties):
+            timeline.process(Event(type: .track, timestamp: analytics.configuration.clock.now(), event: name, properties: properties))
+        case .enterForeground:
+            timeline.apply { ($0 as? any LifecycleAware)?.applicationDidEnterForeground() }
+        case .enterBackground:
+            // After `Application Backgrounded` went through the timeline: the flush covers it.
+            timeline.apply { ($0 as? any LifecycleAware)?.applicationDidEnterBackground() }
+        case .terminate(let signal):
+            timeline.apply { ($0 as? any LifecycleAware)?.applicationWillTerminate() }
+            if let signal { finishAndReraise(signal, analytics) }
+        }
+    }
+
+    /// After a signal the host left to us: deliver (or persist) within the deadline, then let
+    /// the signal end the process as it would have.
+    private func finishAndReraise(_ signal: Int32, _ analytics: AnalyticsClient) {
+        let finished = DispatchSemaphore(value: 0)
+        Task.detached {
+            await analytics.shutdown()
+            finished.signal()
+        }
+        let deadline = terminationDeadline
+        DispatchQueue.global().async {
+            _ = finished.wait(timeout: .now() + deadline)
+            ServerProcessLifecycleSource.reraise(signal)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A change in the application's (or server process's) life, as a ``LifecycleSource`` reports it.
+public enum LifecycleTransition: Sendable, Hashable {
+    /// The process started; `inBackground` when the system launched it without UI (background
+    /// fetch, push), in which case the next activation counts as the cold open.
+    case launched(inBackground: Bool)
+    /// The app became active (foreground, receiving events).
+    case didBecomeActive
+    /// The app is about to become inactive (a call, Control Center, the app switcher).
+    case willResignActive
+    /// The app went to the background.
+    case didEnterBackground
+    /// The process is about to end; `signal` when a signal (SIGTERM, SIGINT) asked for it.
+    case willTerminate(signal: Int32?)
+}
+
+/// Reports lifecycle transitions: UIKit, AppKit, a server process, or a manual source that
+/// tests and unusual hosts drive. The state machine that turns transitions into events is
+/// shared code.
+public protocol LifecycleSource: Sendable {
+    /// Starts reporting; `handler` may be called from any thread. The source reports
+    /// ``LifecycleTransition/launched(inBackground:)`` first.
+    func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void)
+    /// Stops reporting.
+    func stop()
+}
+
+/// A source driven by hand: call ``send(_:)``. For tests, and hosts with their own lifecycle.
+/// Transitions sent before the plugin starts listening are kept and delivered, in order, when
+/// it does.
+public final class ManualLifecycleSource: LifecycleSource {
+    private let handler = LockedHandler()
+
+    /// A source that reports nothing until told.
+    public init() {}
+
+    /// Starts forwarding ``send(_:)`` calls to `handler`.
+    public func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) { self.handler.set(handler) }
+
+    /// Stops forwarding.
+    public func stop() { handler.set(nil) }
+
+    /// Reports `transition`.
+    public func send(_ transition: LifecycleTransition) { handler.call(transition) }
+}
+
+/// A handler slot guarded by a lock; transitions sent while it is empty wait for a handler.
+final class LockedHandler: @unchecked Sendable {  // `handler` and `waiting` are only touched under `lock`
+    private let lock = NSLock()
+    private var handler: (@Sendable (LifecycleTransition) -> Void)?
+    private var waiting: [LifecycleTransition] = []
+
+    func set(_ newHandler: (@Sendable (LifecycleTransition) -> Void)?) {
+        lock.lock()
+        handler = newHandler
+        let replay = newHandler == nil ? [] : waiting
+        if newHandler != nil { waiting = [] }
+        lock.unlock()
+        for transition in replay { newHandler?(transition) }
+    }
+
+    func call(_ transition: LifecycleTransition) {
+        lock.lock()
+        let current = handler
+        if current == nil { waiting.append(transition) }
+        lock.unlock()
+        current?(transition)
+    }
+}
