@@ -18,11 +18,12 @@ let package = Package(
         .target(name: "MetaRouterAdvertisingID", dependencies: ["MetaRouterCore"], path: "Plugins/AdvertisingID"),
         .target(name: "MetaRouterDelivery", dependencies: ["MetaRouterCore"], path: "Plugins/Delivery"),
         .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore"], path: "Plugins/Lifecycle"),
+        .target(name: "MetaRouterTransforms", dependencies: ["MetaRouterCore"], path: "Plugins/Transforms"),
         .target(
             name: "MetaRouter",
             dependencies: [
                 "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
-                "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle",
+                "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle", "MetaRouterTransforms",
             ],
             path: "Sources/MetaRouter"
         ),

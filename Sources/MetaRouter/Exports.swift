@@ -4,3 +4,4 @@
 @_exported import MetaRouterDelivery
 @_exported import MetaRouterIdentity
 @_exported import MetaRouterLifecycle
+@_exported import MetaRouterTransforms

@@ -12,8 +12,10 @@ public struct ReceivedBatch: Sendable {
     public let path: String
     /// The `Idempotency-Key` header.
     public let idempotencyKey: String?
-    /// The events.
+    /// The events (the body's `batch` array).
     public let events: [JSON]
+    /// The whole body, when it was JSON.
+    public let body: JSON?
     /// What the wire validator found wrong.
     public let problems: [String]
     /// The status the collector answered with.
@@ -26,11 +28,14 @@ public struct CollectorBehaviour: Sendable {
     public var status = 200
     /// A `Retry-After` value to send, in seconds.
     public var retryAfterSeconds: Int?
+    /// Accept any path (for other destinations' formats), not only `…/v1/batch`.
+    public var acceptAnyPath = false
 
     /// Answers 200.
-    public init(status: Int = 200, retryAfterSeconds: Int? = nil) {
+    public init(status: Int = 200, retryAfterSeconds: Int? = nil, acceptAnyPath: Bool = false) {
         self.status = status
         self.retryAfterSeconds = retryAfterSeconds
+        self.acceptAnyPath = acceptAnyPath
     }
 }
 
@@ -93,11 +98,12 @@ public final class LocalCollector: Sendable {
 
     private func record(path: String, idempotencyKey: String?, body: [UInt8]) -> Response {
         let isBatch = path.hasSuffix("/v1/batch")
-        let problems = isBatch ? WireValidator.problems(inBody: body) : ["unexpected path \(path)"]
-        let events = (try? JSONParser.parse(body))?["batch"]?.arrayValue ?? []
-        let status = isBatch ? behaviour.status : 404
+        let problems = isBatch ? WireValidator.problems(inBody: body) : behaviour.acceptAnyPath ? [] : ["unexpected path \(path)"]
+        let parsed = try? JSONParser.parse(body)
+        let status = isBatch || behaviour.acceptAnyPath ? behaviour.status : 404
         let batch = ReceivedBatch(
-            receivedAt: Date(), path: path, idempotencyKey: idempotencyKey, events: events, problems: problems, status: status)
+            receivedAt: Date(), path: path, idempotencyKey: idempotencyKey, events: parsed?["batch"]?.arrayValue ?? [],
+            body: parsed, problems: problems, status: status)
         batches.withLock { $0.append(batch) }
         onBatch(batch)
         var headers = HTTPFields()

@@ -1,0 +1,77 @@
+import MetaRouterCore
+
+/// Compiles expressions into closures over events: paths are resolved once, so evaluating a
+/// condition walks no syntax tree.
+enum Evaluator {
+    typealias Value = @Sendable (Event) -> JSON?
+
+    /// A condition: matches only when the expression is exactly `true`.
+    static func condition(_ expression: Expression) -> @Sendable (Event) -> Bool {
+        if case .compare(.equal, .path(let path), .literal(let literal)) = expression, literal.objectValue == nil, literal.arrayValue == nil {
+            let read = EventAccess.reader(path)
+            return { event in Functions.equal(read(event) ?? .null, literal) }
+        }
+        let value = compile(expression)
+        return { value($0) == .bool(true) }
+    }
+
+    /// A value; `nil` from the closure means missing.
+    static func compile(_ expression: Expression) -> Value {
+        switch expression {
+        case .path(let path):
+            return EventAccess.reader(path)
+        case .literal(let value):
+            return { _ in value }
+        case .list(let items):
+            let compiled = items.map(compile)
+            return { event in .array(compiled.map { $0(event) ?? .null }) }
+        case .not(let inner):
+            let value = compile(inner)
+            return { event in .bool(value(event) != .bool(true)) }
+        case .and(let terms):
+            let compiled = terms.map(compile)
+            return { event in .bool(compiled.allSatisfy { $0(event) == .bool(true) }) }
+        case .or(let terms):
+            let compiled = terms.map(compile)
+            return { event in .bool(compiled.contains { $0(event) == .bool(true) }) }
+        case .coalesce(let first, let fallback):
+            let primary = compile(first)
+            let secondary = compile(fallback)
+            return { event in
+                switch primary(event) {
+                case nil, .null?: return secondary(event)
+                case let value: return value
+                }
+            }
+        case .compare(let comparison, let lhs, let rhs):
+            let left = compile(lhs)
+            let right = compile(rhs)
+            return { event in .bool(compare(comparison, left(event) ?? .null, right(event) ?? .null)) }
+        case .call("exists", let arguments):
+            guard case .path(let path) = arguments.first else { return { _ in false } }
+            let read = EventAccess.reader(path)
+            return { event in .bool(read(event) != nil) }
+        case .call(let name, let arguments):
+            let compiled = arguments.map(compile)
+            return { event in Functions.apply(name, compiled.map { $0(event) }) }
+        }
+    }
+
+    private static func compare(_ comparison: ComparisonOperator, _ lhs: JSON, _ rhs: JSON) -> Bool {
+        switch comparison {
+        case .equal: return Functions.equal(lhs, rhs)
+        case .notEqual: return !Functions.equal(lhs, rhs)
+        case .in:
+            guard case .array(let items) = rhs else { return false }
+            return items.contains { Functions.equal(lhs, $0) }
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard let left = Functions.number(lhs), let right = Functions.number(rhs) else { return false }
+            switch comparison {
+            case .less: return left < right
+            case .lessOrEqual: return left <= right
+            case .greater: return left > right
+            default: return left >= right
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import MetaRouterCore
+
+/// Why an action could not be applied to an event.
+public struct RuleRuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public let message: String
+    /// The message.
+    public var description: String { message }
+}
+
+/// Reads and writes event fields by path, without converting the whole event to JSON: the
+/// first component picks the `Event` field, the rest walks its JSON.
+enum EventAccess {
+    typealias Reader = @Sendable (Event) -> JSON?
+
+    private static let stringFields: Set<String> = [
+        "type", "messageId", "timestamp", "anonymousId", "userId", "groupId", "previousId", "event", "name", "sentAt", "writeKey",
+    ]
+
+    /// A reader for `path`, specialised once at compile time.
+    static func reader(_ path: [String]) -> Reader {
+        guard let first = path.first else { return { event in JSON.object(event.jsonObject()) } }
+        let rest = Array(path.dropFirst())
+        func nested(_ field: @escaping @Sendable (Event) -> [String: JSON]?) -> Reader {
+            nestedReader(field, rest)
+        }
+        func text(_ field: @escaping @Sendable (Event) -> String?) -> Reader {
+            textReader(field, rest)
+        }
+        switch first {
+        case "properties": return nested { $0.properties }
+        case "traits": return nested { $0.traits }
+        case "context": return nested { $0.context }
+        case "integrations": return nested { $0.integrations }
+        case "type": return text { $0.type.rawValue }
+        case "event": return text { $0.event }
+        case "name": return text { $0.name }
+        case "userId": return text { $0.userId }
+        case "anonymousId": return text { $0.anonymousId }
+        case "groupId": return text { $0.groupId }
+        case "previousId": return text { $0.previousId }
+        case "messageId": return text { $0.messageId }
+        case "writeKey": return text { $0.writeKey }
+        case "timestamp": return text { Timestamp.string(from: $0.timestamp) }
+        case "sentAt": return text { $0.sentAt.map(Timestamp.string(from:)) }
+        default: return { _ in nil }
+        }
+    }
+
+    private static func nestedReader(_ field: @escaping @Sendable (Event) -> [String: JSON]?, _ rest: [String]) -> Reader {
+        if rest.isEmpty {
+            return { event in field(event).map { JSON.object($0) } }
+        }
+        if rest.count == 1 {
+            let key = rest[0]
+            return { event in field(event)?[key] }
+        }
+        return { event in
+            guard let object = field(event) else { return nil }
+            return FieldPath.read(rest, in: JSON.object(object))
+        }
+    }
+
+    private static func textReader(_ field: @escaping @Sendable (Event) -> String?, _ rest: [String]) -> Reader {
+        guard rest.isEmpty else { return { _ in nil } }
+        return { event in field(event).map { JSON.string($0) } }
+    }
+
+    /// Sets (or, with `nil`, removes) the value at `path`. With `createParents`, missing
+    /// intermediate objects are created; otherwise the parent must exist and be an object (the
+    /// write then does nothing).
+    static func write(_ value: JSON?, at path: [String], in event: inout Event, createParents: Bool) throws(RuleRuntimeError) {
+        guard let first = path.first else { throw RuleRuntimeError(message: "cannot replace the whole event") }
+        let rest = Array(path.dropFirst())
+        if stringFields.contains(first) {
+            guard rest.isEmpty else { throw RuleRuntimeError(message: "\(first) is not an object") }
+            try writeText(value, field: first, in: &event)
+            return
+        }
+        func update(_ object: [String: JSON]?) throws(RuleRuntimeError) -> [String: JSON]? {
+            if rest.isEmpty {
+                guard let value else { return nil }
+                guard case .object(let replacement) = value else { throw RuleRuntimeError(message: "\(first) must be an object") }
+                return replacement
+            }
+            guard object != nil || createParents else { return object }
+            let updated = try JSONEdit.setting(value, at: rest[...], in: .object(object ?? [:]), createParents: createParents)
+            return updated.objectValue
+        }
+        switch first {
+        case "properties": event.properties = try update(event.properties)
+        case "traits": event.traits = try update(event.traits)
+        case "context": event.context = try update(event.context) ?? [:]
+        case "integrations": event.integrations = try update(event.integrations)
+        default: throw RuleRuntimeError(message: "unknown event field \"\(first)\"")
+        }
+    }
+
+    private static func writeText(_ value: JSON?, field: String, in event: inout Event) throws(RuleRuntimeError) {
+        let text: String?
+        switch value {
+        case nil, .null?: text = nil
+        case .string(let string)?: text = string
+        default: throw RuleRuntimeError(message: "\(field) must be a string")
+        }
+        switch field {
+        case "event": event.event = text
+        case "name": event.name = text
+        case "userId": event.userId = text
+        case "anonymousId": event.anonymousId = text
+        case "groupId": event.groupId = text
+        case "previousId": event.previousId = text
+        default: throw RuleRuntimeError(message: "\(field) cannot be changed by a rule")
+        }
+    }
+}
+
+/// Edits nested JSON.
+enum JSONEdit {
+    /// `root` with the value at `path` set (or removed when `value` is nil).
+    static func setting(_ value: JSON?, at path: ArraySlice<String>, in root: JSON, createParents: Bool) throws(RuleRuntimeError) -> JSON {
+        guard let key = path.first else { return value ?? .null }
+        let rest = path.dropFirst()
+        switch root {
+        case .object(var members):
+            if rest.isEmpty {
+                members[key] = value
+            } else if let child = members[key] {
+                guard child.objectValue != nil || child.arrayValue != nil else {
+                    if createParents { throw RuleRuntimeError(message: "\(key) is not an object") }
+                    return root
+                }
+                members[key] = try setting(value, at: rest, in: child, createParents: createParents)
+            } else {
+                guard createParents, value != nil else { return root }
+                members[key] = try setting(value, at: rest, in: .object([:]), createParents: true)
+            }
+            return .object(members)
+        case .array(var items):
+            guard let index = Int(key), items.indices.contains(index) else { return root }
+            if rest.isEmpty {
+                if let value { items[index] = value } else { items.remove(at: index) }
+            } else {
+                items[index] = try setting(value, at: rest, in: items[index], createParents: createParents)
+            }
+            return .array(items)
+        default:
+            if createParents { throw RuleRuntimeError(message: "cannot write \(key) inside a \(Functions.typeName(root))") }
+            return root
+        }
+    }
+
+    /// Applies `transform` to the object at the end of `path`, or to every object in the array
+    /// there; a missing or non-object target changes nothing.
+    static func updatingObjects(at path: ArraySlice<String>, in root: JSON, _ transform: ([String: JSON]) -> [String: JSON]) -> JSON {
+        guard let key = path.first else {
+            switch root {
+            case .object(let members): return .object(transform(members))
+            case .array(let items): return .array(items.map { $0.objectValue.map { .object(transform($0)) } ?? $0 })
+            default: return root
+            }
+        }
+        switch root {
+        case .object(var members):
+            guard let child = members[key] else { return root }
+            members[key] = updatingObjects(at: path.dropFirst(), in: child, transform)
+            return .object(members)
+        case .array(var items):
+            guard let index = Int(key), items.indices.contains(index) else { return root }
+            items[index] = updatingObjects(at: path.dropFirst(), in: items[index], transform)
+            return .array(items)
+        default:
+            return root
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import MetaRouterCore
+
+/// What a rule does to an event it matches. Paths are split field paths (`FieldPath.split`).
+public enum RuleAction: Sendable, Hashable {
+    /// Drop the event.
+    case drop
+    /// Keep `percent` (0–100) of events: deterministic by the value at `by` (same value, same
+    /// verdict; raising the percentage never drops what a lower one kept), or random without it.
+    case sample(percent: Double, by: [String]?)
+    /// Set the value at a path to an expression's value (missing parents are created; a missing
+    /// value removes the field).
+    case set([String], Expression)
+    /// Copy a value (missing source: nothing happens).
+    case copy(from: [String], to: [String])
+    /// Move a value, removing the source (missing source: nothing happens).
+    case move(from: [String], to: [String])
+    /// Remove a field.
+    case delete([String])
+    /// Keep only `keys` of the object at a path (or of each object in the array there).
+    case allow([String], keys: [String])
+    /// Remove `keys` from the object at a path (or from each object in the array there).
+    case remove([String], keys: [String])
+    /// Turn a number, Boolean or null into its JSON text.
+    case toString([String])
+    /// Segment's `map_properties`: every read sees the event before this step; a target whose
+    /// parent is missing is skipped.
+    case map([MapEntry])
+
+    /// One target of `map`.
+    public struct MapEntry: Sendable, Hashable {
+        /// Where the result goes.
+        public var target: [String]
+        /// A literal to write.
+        public var set: JSON?
+        /// Copy from here.
+        public var copy: [String]?
+        /// Move from here.
+        public var move: [String]?
+        /// Stringify the result.
+        public var toString: Bool
+
+        /// An entry.
+        public init(target: [String], set: JSON? = nil, copy: [String]? = nil, move: [String]? = nil, toString: Bool = false) {
+            self.target = target
+            self.set = set
+            self.copy = copy
+            self.move = move
+            self.toString = toString
+        }
+    }
+}
+
+/// A compiled action: returns `false` to drop the event.
+typealias CompiledAction = @Sendable (inout Event) throws(RuleRuntimeError) -> Bool
+
+extension RuleAction {
+    func compiled() -> CompiledAction {
+        switch self {
+        case .drop:
+            return { _ throws(RuleRuntimeError) in false }
+        case .sample(let percent, let path):
+            guard let path else { return { _ throws(RuleRuntimeError) in Double.random(in: 0..<100) < percent } }
+            let read = EventAccess.reader(path)
+            return { event throws(RuleRuntimeError) in Sampling.bucket(of: read(event)) < percent }
+        case .set(let path, let expression):
+            let value = Evaluator.compile(expression)
+            return { event throws(RuleRuntimeError) in
+                try EventAccess.write(value(event), at: path, in: &event, createParents: true)
+                return true
+            }
+        case .copy(let source, let target), .move(let source, let target):
+            let read = EventAccess.reader(source)
+            let removesSource = { if case .move = self { return true } else { return false } }()
+            return { event throws(RuleRuntimeError) in
+                guard let value = read(event) else { return true }
+                if removesSource { try EventAccess.write(nil, at: source, in: &event, createParents: false) }
+                try EventAccess.write(value, at: target, in: &event, createParents: true)
+                return true
+            }
+        case .delete(let path):
+            return { event throws(RuleRuntimeError) in
+                try EventAccess.write(nil, at: path, in: &event, createParents: false)
+                return true
+            }
+        case .allow(let path, let keys):
+            let kept = Set(keys)
+            return { event throws(RuleRuntimeError) in
+                try KeyFilter.apply(at: path, in: &event) { $0.filter { kept.contains($0.key) } }
+                return true
+            }
+        case .remove(let path, let keys):
+            let removed = Set(keys)
+            return { event throws(RuleRuntimeError) in
+                try KeyFilter.apply(at: path, in: &event) { $0.filter { !removed.contains($0.key) } }
+                return true
+            }
+        case .toString(let path):
+            let read = EventAccess.reader(path)
+            return { event throws(RuleRuntimeError) in
+                guard let value = read(event) else { return true }
+                try EventAccess.write(Functions.stringValue(value), at: path, in: &event, createParents: false)
+                return true
+            }
+        case .map(let entries):
+            let readers = entries.map { entry in (entry, (entry.copy ?? entry.move).map(EventAccess.reader)) }
+            return { event throws(RuleRuntimeError) in
+                let before = event
+                for (entry, read) in readers {
+                    var value: JSON?
+                    if let read {
+                        value = read(before)
+                        guard value != nil else { continue }
+                        if let source = entry.move, entry.copy == nil {
+                            try EventAccess.write(nil, at: source, in: &event, createParents: false)
+                        }
+                    } else if let literal = entry.set {
+                        value = literal
+                    }
+                    if entry.toString, let current = value ?? EventAccess.reader(entry.target)(before) {
+                        value = Functions.stringValue(current)
+                    }
+                    guard let value else { continue }
+                    try EventAccess.write(value, at: entry.target, in: &event, createParents: false)
+                }
+                return true
+            }
+        }
+    }
+}
+
+/// Deterministic sampling buckets.
+enum Sampling {
+    /// A stable bucket in `0..<100` for a value: FNV-1a 64 of its canonical JSON (sorted keys),
+    /// the same on every platform and in every process. Missing counts as `null`.
+    static func bucket(of value: JSON?) -> Double {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in JSONWriter.bytes(value ?? .null) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Double(hash % 1_000_000) / 10_000
+    }
+}
+
+/// Allow- and drop-lists of keys.
+enum KeyFilter {
+    static func apply(at path: [String], in event: inout Event, _ filter: @escaping ([String: JSON]) -> [String: JSON]) throws(RuleRuntimeError) {
+        guard let field = path.first else {
+            let top = event.jsonObject()
+            let kept = filter(top)
+            for key in top.keys where kept[key] == nil && !["type", "messageId", "timestamp", "context"].contains(key) {
+                try EventAccess.write(nil, at: [key], in: &event, createParents: false)
+            }
+            return
+        }
+        guard let current = EventAccess.reader([field])(event), current.objectValue != nil else { return }
+        let updated = JSONEdit.updatingObjects(at: path.dropFirst(), in: current, filter)
+        try EventAccess.write(updated, at: [field], in: &event, createParents: false)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import MetaRouterCore
+
+/// What a rule set does when a rule cannot be applied to an event (e.g. a `set` into a field
+/// that is not an object).
+public enum FailurePolicy: String, Sendable, Hashable {
+    /// The event goes on as the failing rule found it.
+    case open
+    /// The event is dropped.
+    case closed
+}
+
+/// One rule: a condition, the event types it applies to, and its actions.
+public struct Rule: Sendable, Hashable {
+    /// A name for logs and `--explain`.
+    public var name: String
+    /// When it applies; `nil` for every event.
+    public var condition: Expression?
+    /// Event types it applies to; `nil` for all.
+    public var types: Set<EventType>?
+    /// The destination it is limited to (Segment's `destinationName`); `nil` for all.
+    public var destination: String?
+    /// What it does, in order.
+    public var actions: [RuleAction]
+
+    /// A rule.
+    public init(name: String, condition: Expression? = nil, types: Set<EventType>? = nil, destination: String? = nil, actions: [RuleAction]) {
+        self.name = name
+        self.condition = condition
+        self.types = types
+        self.destination = destination
+        self.actions = actions
+    }
+}
+
+/// An ordered set of rules with a version and a failure policy, compiled into closures. Each
+/// rule sees the event as the earlier rules left it; the first drop ends processing.
+public struct RuleSet: Sendable {
+    /// A name.
+    public var name: String
+    /// Replacements must carry a higher version.
+    public var version: Int
+    /// What a failing rule does to its event.
+    public var failurePolicy: FailurePolicy
+    /// The rules.
+    public let rules: [Rule]
+    private let compiled: [CompiledRule]
+
+    private struct CompiledRule: Sendable {
+        let rule: Rule
+        let matches: @Sendable (Event) -> Bool
+        let actions: [CompiledAction]
+    }
+
+    /// Compiles `rules`.
+    public init(name: String = "rules", version: Int = 1, failurePolicy: FailurePolicy = .open, rules: [Rule]) {
+        self.name = name
+        self.version = version
+        self.failurePolicy = failurePolicy
+        self.rules = rules
+        compiled = rules.map { rule -> CompiledRule in
+            let matches: @Sendable (Event) -> Bool
+            if let condition = rule.condition {
+                matches = Evaluator.condition(condition)
+            } else {
+                matches = { _ in true }
+            }
+            return CompiledRule(rule: rule, matches: matches, actions: rule.actions.map { $0.compiled() })
+        }
+    }
+
+    /// One step of `apply`, for `--explain`.
+    public struct Step: Sendable, Hashable {
+        /// The rule.
+        public var rule: String
+        /// What happened: `skipped`, `matched`, `dropped`, `failed: …`.
+        public var outcome: String
+    }
+
+    /// The event after the rules that apply to `destination` (rules without a destination
+    /// always apply; with `nil`, only those), or `nil` when one dropped it. `onStep` sees each
+    /// rule's outcome; `onFailure` each rule that could not be applied.
+    public func apply(
+        to event: Event, destination: String? = nil, onStep: ((Step) -> Void)? = nil,
+        onFailure: ((Rule, RuleRuntimeError) -> Void)? = nil
+    ) -> Event? {
+        var current = event
+        for entry in compiled {
+            let rule = entry.rule
+            guard rule.destination == nil || rule.destination == destination,
+                rule.types?.contains(current.type) ?? true, entry.matches(current)
+            else {
+                onStep?(Step(rule: rule.name, outcome: "skipped"))
+                continue
+            }
+            var working = current
+            do {
+                for action in entry.actions {
+                    guard try action(&working) else {
+                        onStep?(Step(rule: rule.name, outcome: "dropped"))
+                        return nil
+                    }
+                }
+                current = working
+                onStep?(Step(rule: rule.name, outcome: "matched"))
+            } catch {
+                onFailure?(rule, error)
+                onStep?(Step(rule: rule.name, outcome: "failed: \(error.message)"))
+                if failurePolicy == .closed { return nil }
+            }
+        }
+        return current
+    }
+}

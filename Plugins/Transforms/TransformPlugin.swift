@@ -1,0 +1,97 @@
+import Foundation
+import MetaRouterCore
+
+/// Runs a rule set as a plugin at any stage (`before`, `enrichment`, `after`), globally or in one
+/// destination's sub-timeline (give `destinationKey`, so rules limited to that destination
+/// apply). The rule set can be replaced at run time: the swap happens on the executor, between
+/// two events, so no event ever sees half a rule set.
+public final class TransformPlugin: Plugin, @unchecked Sendable {  // `ruleSet` is read and replaced only on the executor
+    /// The stage it runs in.
+    public let type: PluginType
+    /// The destination it serves, when it sits in one's sub-timeline.
+    public let destinationKey: String?
+    /// The rules in force.
+    public private(set) var ruleSet: RuleSet
+    private weak var analytics: AnalyticsClient?
+    private let reported = Locked<Set<String>>([])
+
+    /// Runs `ruleSet` at `stage`.
+    public init(ruleSet: RuleSet, stage: PluginType = .enrichment, destinationKey: String? = nil) {
+        self.ruleSet = ruleSet
+        type = stage
+        self.destinationKey = destinationKey
+    }
+
+    /// Keeps the client for logging.
+    public func configure(analytics: AnalyticsClient) { self.analytics = analytics }
+
+    /// Applies the rules; a rule that fails is logged once (by name) and handled per the rule
+    /// set's failure policy.
+    public func execute(event: Event) -> Event? {
+        ruleSet.apply(to: event, destination: destinationKey, onFailure: { [weak self] rule, error in
+            self?.reportOnce(rule, error)
+        })
+    }
+
+    /// Replaces the rules if `newRules` has a higher version; returns whether it did. Call on
+    /// the executor — ``replace(in:named:with:)`` does.
+    @discardableResult
+    public func replace(with newRules: RuleSet) -> Bool {
+        guard newRules.version > ruleSet.version else {
+            analytics?.logger.warning("rule set \"\(ruleSet.name)\": version \(newRules.version) is not newer than \(ruleSet.version); kept")
+            return false
+        }
+        ruleSet = newRules
+        reported.withLock { $0.removeAll() }
+        return true
+    }
+
+    /// Parses `text` (rule text, our JSON, or Segment settings) and, when it loads, swaps it in
+    /// for every transform plugin of `analytics` whose rule set is called `name`. A text that
+    /// does not load is rejected with its error and the old rules stay.
+    public static func replace(in analytics: AnalyticsClient, named name: String, with text: String) throws {
+        let newRules = try RuleSetLoader.load(text)
+        analytics.perform { timeline in
+            for plugin in timeline.findAll(TransformPlugin.self) where plugin.ruleSet.name == name {
+                plugin.replace(with: newRules)
+            }
+        }
+    }
+
+    private func reportOnce(_ rule: Rule, _ error: RuleRuntimeError) {
+        let first = reported.withLock { $0.insert(rule.name).inserted }
+        guard first else { return }
+        let outcome = ruleSet.failurePolicy == .open ? "events pass unchanged by it" : "events it fails on are dropped"
+        analytics?.logger.warning("rule \"\(rule.name)\" could not be applied (\(error.message)); \(outcome)")
+    }
+}
+
+/// The three formats a rule set comes in.
+public enum RuleFormat: String, Sendable, CaseIterable {
+    /// The rule text syntax.
+    case text
+    /// Our JSON form.
+    case json
+    /// Segment destination-filter settings.
+    case segment
+}
+
+/// Loads rule sets from text in any of the three formats.
+public enum RuleSetLoader {
+    /// Loads `text` in `format`, or detects the format: JSON with `rules` is ours, JSON with
+    /// `routingRules` is Segment's, anything else is rule text.
+    public static func load(_ text: String, format: RuleFormat? = nil) throws -> RuleSet {
+        switch format ?? detect(text) {
+        case .text: return try RuleTextParser.parse(text)
+        case .json: return try RuleSetJSON.load(try JSONParser.parse(text))
+        case .segment: return try SegmentRoutingRules.load(try JSONParser.parse(text))
+        }
+    }
+
+    /// The format `text` looks like.
+    public static func detect(_ text: String) -> RuleFormat {
+        guard let json = try? JSONParser.parse(text) else { return .text }
+        if json["rules"] != nil { return .json }
+        return .segment
+    }
+}

@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Worked plugin examples: enrichment plugins an app team composes, and a destination an
+/// integrator adds on the shared delivery machinery.
+let package = Package(
+    name: "CustomPlugins",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(name: "MetaRouter", path: "../..")],
+    targets: [
+        .target(name: "CustomPlugins", dependencies: [.product(name: "MetaRouter", package: "MetaRouter")]),
+        .testTarget(
+            name: "CustomPluginsTests",
+            dependencies: ["CustomPlugins", .product(name: "MetaRouterTesting", package: "MetaRouter")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

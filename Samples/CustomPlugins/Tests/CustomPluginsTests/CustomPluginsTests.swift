@@ -1,0 +1,115 @@
+import CustomPlugins
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+private func client(_ plugins: [any Plugin]) -> AnalyticsClient {
+    AnalyticsClient(
+        configuration: Configuration(writeKey: "custom-plugins", logger: Logger(sink: RecordingLogSink()), storage: InMemoryKeyValueStore()),
+        plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIDPlugin()] + plugins)
+}
+
+private let idfa = "123E4567-E89B-12D3-A456-426614174000"
+
+@Suite struct EnrichmentTests {
+    @Test func appContextAndRenamesCompose() async {
+        let capture = CapturingDestination()
+        let analytics = client([AppContextPlugin(environment: "staging", experiments: ["checkout_v2": "treatment"]),
+                                PropertyRenamePlugin(["productId": "product_id"]), capture])
+        analytics.track("Product Viewed", properties: ["productId": "SKU-1", "price": 9.5])
+        await analytics.settle()
+        let event = capture.events.first
+        #expect(event?.properties == ["product_id": "SKU-1", "price": 9.5])
+        #expect(event?.context["environment"] == "staging")
+        #expect(event?.context["experiments"] == ["checkout_v2": "treatment"])
+    }
+
+    @Test func consentGateDropsUntilGrantedInOrder() async {
+        let capture = CapturingDestination()
+        let analytics = client([ConsentGatePlugin(), capture])
+        analytics.perform { $0.find(AdvertisingIDPlugin.self)?.set(idfa) }
+        analytics.track("Before Consent")
+        ConsentGatePlugin.update(analytics, granted: [.analytics])
+        analytics.track("Analytics Only")
+        ConsentGatePlugin.update(analytics, granted: [.analytics, .advertising])
+        analytics.track("Everything")
+        await analytics.settle()
+        #expect(capture.events.compactMap(\.event) == ["Analytics Only", "Everything"])
+        #expect(capture.events[0].context["device"]?["advertisingId"] == nil)
+        #expect(capture.events[1].context["device"]?["advertisingId"] == .string(idfa))
+    }
+}
+
+/// The test suite's Python collector on 127.0.0.1.
+private final class PythonCollector: @unchecked Sendable {  // immutable after init
+    let url: URL
+    private let process = Process()
+    private let input = Pipe()
+
+    init() throws {
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tests/MetaRouterDeliveryTests/Fixtures/collector.py")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+        url = URL(string: "http://127.0.0.1:\(String(decoding: line, as: UTF8.self).dropFirst(5))")!
+    }
+
+    func requests() async throws -> [JSON] {
+        let data = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+            URLSession.shared.dataTask(with: url.appendingPathComponent("_control/requests")) { data, _, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
+            }.resume()
+        }
+        return try JSONParser.parse(data)["requests"]?.arrayValue ?? []
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+@Suite struct WebhookDestinationTests {
+    @Test func webhookGetsItsFormatAndAPartnerLosesTheIDFA() async throws {
+        let collector = try PythonCollector()
+        defer { collector.stop() }
+        let webhook = WebhookDestination(endpoint: collector.url.appendingPathComponent("hooks/analytics"))
+        let partner = CapturingDestination(key: "Partner")
+        partner.add(plugin: StripAdvertisingIdPlugin())
+        let capture = CapturingDestination()
+        let analytics = client([webhook, partner, capture])
+        analytics.perform { $0.find(AdvertisingIDPlugin.self)?.set(idfa) }
+        analytics.identify("user-7")
+        analytics.track("Order Completed", properties: ["total": 42])
+        analytics.track("Order Shipped", properties: ["carrier": "dhl"])
+        await analytics.settle()
+        await analytics.flushAndWait()
+        let requests = try await collector.requests()
+        #expect(requests.count == 1)
+        #expect(requests.first?["path"] == "/hooks/analytics")
+        #expect(requests.first?["headers"]?["idempotency-key"] != nil)
+        let events = requests.first?["body"]?["events"]?.arrayValue ?? []
+        #expect(events.compactMap { $0["name"]?.stringValue } == ["Order Completed", "Order Shipped"])
+        #expect(events.first?["user"] == "user-7")
+        #expect(events.first?["data"] == ["total": 42])
+        #expect(capture.events.last?.context["device"]?["advertisingId"] == .string(idfa))
+        #expect(partner.events.count == 3)
+        #expect(partner.events.allSatisfy { $0.context["device"]?["advertisingId"] == nil })
+        #expect(webhook.stats.sent == 2)
+    }
+}

@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// A Hummingbird web service that imports MetaRouter: one analytics instance per tenant write
+/// key, request-scoped identity, an AsyncHTTPClient transport, swift-log, and a
+/// swift-service-lifecycle integration so SIGTERM drains the queue before exit.
+let package = Package(
+    name: "ServerApp",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "MetaRouter", path: "../.."),
+        .package(name: "MetaRouterCLI", path: "../CLI"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "ServerAppKit",
+            dependencies: [
+                .product(name: "MetaRouter", package: "MetaRouter"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "ServerApp", dependencies: ["ServerAppKit"]),
+        .testTarget(
+            name: "ServerAppTests",
+            dependencies: [
+                "ServerAppKit", "ServerApp",
+                .product(name: "MetaRouterCLIKit", package: "MetaRouterCLI"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,19 @@
+import Foundation
+import Logging
+import ServerAppKit
+
+// ServerApp --ingestion-host URL [--port N] [--storage DIR]
+// Prints "listening <port>" once it accepts requests; SIGTERM drains analytics, then exits.
+
+func argument(_ name: String) -> String? {
+    guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count else { return nil }
+    return CommandLine.arguments[index + 1]
+}
+
+let logger = Logger(label: "server-app")
+let host = URL(string: argument("--ingestion-host") ?? "http://127.0.0.1:8787")!
+let storage = URL(fileURLWithPath: argument("--storage") ?? FileManager.default.temporaryDirectory.appendingPathComponent("server-app").path)
+let tenants = TenantAnalytics(ingestionHost: host, storageRoot: storage, logger: logger)
+try await CheckoutServer.run(tenants: tenants, port: Int(argument("--port") ?? "8080") ?? 8080, logger: logger) { port in
+    FileHandle.standardOutput.write(Data("listening \(port)\n".utf8))
+}
