@@ -47,6 +47,11 @@ let package = Package(
             path: "Tests/MetaRouterPluginTests"
         ),
         .testTarget(
+            name: "MetaRouterTransformsTests",
+            dependencies: ["MetaRouterTransforms", "MetaRouterTesting"],
+            path: "Tests/MetaRouterTransformsTests"
+        ),
+        .testTarget(
             name: "MetaRouterDeliveryTests",
             dependencies: ["MetaRouter", "MetaRouterDelivery", "MetaRouterTesting", "MetaRouterCrashChild"],
             path: "Tests/MetaRouterDeliveryTests",

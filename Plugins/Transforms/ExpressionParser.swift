@@ -2,8 +2,9 @@ import MetaRouterCore
 
 /// Parses FQL expressions (and our additions, `??` and `concat`) from tokens.
 ///
-/// Precedence, loosest first: `or`, `and`, prefix `!`, comparisons (`=`, `!=`, `<`, `<=`, `>`,
-/// `>=`, `in`), `??`, then literals, lists, paths, calls and parentheses. `and` / `or` chains are
+/// Precedence, loosest first: `or`, `and`, comparisons (`=`, `!=`, `<`, `<=`, `>`, `>=`,
+/// `in`), prefix `!`, `??`, then literals, lists, paths, calls and parentheses — so
+/// `!a = b` is `(!a) = b`; write `!(a = b)` to negate a comparison. `and` / `or` chains are
 /// flattened (`a and b and c` is one n-ary `and`).
 struct ExpressionParser {
     private let tokens: [Token]
@@ -40,10 +41,10 @@ struct ExpressionParser {
     }
 
     private mutating func conjunction() throws(RuleParseError) -> Expression {
-        var terms = [try negation()]
+        var terms = [try comparison()]
         while current.isWord("and") {
             advance()
-            terms.append(try negation())
+            terms.append(try comparison())
         }
         return terms.count == 1 ? terms[0] : .and(terms)
     }
@@ -53,11 +54,11 @@ struct ExpressionParser {
             advance()
             return .not(try negation())
         }
-        return try comparison()
+        return try coalescing()
     }
 
     private mutating func comparison() throws(RuleParseError) -> Expression {
-        let left = try coalescing()
+        let left = try negation()
         let comparison: ComparisonOperator?
         switch current.kind {
         case .symbol(let symbol): comparison = ComparisonOperator(rawValue: symbol)
@@ -66,7 +67,7 @@ struct ExpressionParser {
         }
         guard let comparison else { return left }
         advance()
-        return .compare(comparison, left, try coalescing())
+        return .compare(comparison, left, try negation())
     }
 
     private mutating func coalescing() throws(RuleParseError) -> Expression {

@@ -114,6 +114,11 @@ enum Lexer {
                 tokens.append(Token(kind: .number(number), line: line, column: column))
                 continue
             }
+            if character == "-", index + 1 < characters.count, characters[index + 1] == ">" {
+                tokens.append(Token(kind: .symbol("->"), line: line, column: column))
+                index += 2
+                continue
+            }
             if isWordCharacter(character) || character == "\\" {
                 var word = ""
                 var plain = true

@@ -1,0 +1,85 @@
+import Foundation
+import MetaRouterCore
+import Testing
+
+@testable import MetaRouterTransforms
+
+private let order = Event(
+    type: .track, anonymousId: "anon-1", userId: "User-42", event: "Order Completed",
+    properties: [
+        "total": 120, "price": 19.99, "currency": "EUR", "coupon": nil, "tags": ["sale", "dark-mode"],
+        "product": ["name": "Trail Shoe", "sku": "SHOE-1"], "product name": "spaced", "count": 1.0,
+    ],
+    context: ["device": ["type": "ios"]])
+
+private func matches(_ text: String, _ event: Event = order) throws -> Bool {
+    Evaluator.condition(try ExpressionParser.parse(text))(event)
+}
+
+private func value(_ text: String, _ event: Event = order) throws -> JSON? {
+    Evaluator.compile(try ExpressionParser.parse(text))(event)
+}
+
+@Suite struct ExpressionTests {
+    @Test(arguments: [
+        ("event = \"Order Completed\"", true), ("event = 'Order Completed'", true), ("event != \"x\"", true),
+        ("properties.total > 100", true), ("properties.total >= 120", true), ("properties.total < 120", false),
+        ("properties.total <= 120.0", true), ("properties.price > 19.98 and properties.price < 20", true),
+        ("properties.count = 1", true), ("properties.total = \"120\"", false), ("properties.currency < \"F\"", false),
+        ("properties.currency in [\"USD\", \"EUR\"]", true), ("\"dark-mode\" in properties.tags", true),
+        ("properties.product.sku = \"SHOE-1\"", true), ("properties.product\\ name = \"spaced\"", true),
+        ("properties.coupon = null", true), ("properties.missing = null", true), ("properties.missing != null", false),
+        ("exists(properties.coupon)", true), ("exists(properties.missing)", false),
+        ("!(event = \"x\")", true), ("!event = \"x\"", false), ("type = \"track\" and userId = \"User-42\" or false", true),
+        ("false or true and false", false), ("(false or true) and true", true),
+        ("contains(event, \"Complete\")", true), ("contains(properties.tags, \"sale\")", true), ("contains(null, \"x\")", false),
+        ("match(event, \"Order *\")", true), ("match(event, \"order *\")", false), ("match(event, \"Order C?mpleted\")", true),
+        ("match(properties.currency, \"[A-F]UR\")", true), ("match(properties.currency, \"[^E]UR\")", false),
+        ("match(\"a*b\", \"a\\\\*b\")", true), ("match(\"ab\", \"a\\\\*b\")", false), ("match(event, \"[abc\")", false),
+        ("match(null, \"*\")", false),
+        ("length(properties.tags) = 2", true), ("length(event) = 15", true), ("length(properties.missing) = 0", true),
+        ("lowercase(userId) = \"user-42\"", true), ("uppercase(properties.currency) = \"EUR\"", true),
+        ("contains(lowercase(userId), \"user\")", true), ("lowercase(properties.missing) = null", true),
+        ("typeof(properties.total) = \"number\"", true), ("typeof(properties.tags) = \"list\"", true),
+        ("typeof(properties.coupon) = \"null\"", true), ("typeof(properties.product) = \"object\"", true),
+        ("number(\"12.5\") = 12.5", true), ("string(properties.total) = \"120\"", true), ("bool(1) = true", true),
+        ("snakecase(\"Order Completed\") = \"order_completed\"", true), ("kebabcase(\"orderCompleted\") = \"order-completed\"", true),
+        ("titlecase(\"order completed\") = \"Order Completed\"", true), ("android = null", true),
+("userId ?? anonymousId = \"User-42\"", true),
+        ("groupId ?? anonymousId = \"anon-1\"", true), ("context.device.type in [\"ios\", \"android\"]", true),
+    ] as [(String, Bool)])
+    func evaluates(_ text: String, _ expected: Bool) throws {
+        #expect(try matches(text) == expected, "\(text)")
+    }
+
+    @Test func onlyExactlyTrueMatches() throws {
+        let event = Event(type: .track, event: "x", properties: ["flag": "true", "yes": true])
+        #expect(try matches("properties.flag", event) == false)
+        #expect(try matches("properties.yes", event) == true)
+    }
+
+    @Test func computedValues() throws {
+        #expect(try value("concat(lowercase(event), \":\", properties.product.sku, \":\", properties.total)") == "order completed:SHOE-1:120")
+        #expect(try value("groupId ?? userId ?? anonymousId") == "User-42")
+        #expect(try value("properties.missing") == nil)
+        #expect(try value("[1, \"a\", properties.total]") == [1, "a", 120])
+    }
+
+    @Test(arguments: [
+        ("event = ", 1, 9, "expected a value"), ("(event = \"a\"", 1, 13, "expected \")\""),
+        ("event = \"a\" and", 1, 16, "expected a value"), ("frobnicate(event)", 1, 1, "unknown function \"frobnicate\""),
+        ("contains(event)", 1, 1, "contains takes 2 argument(s), found 1"), ("event = \"unterminated", 1, 22, "unterminated string"),
+        ("event = 'a' extra", 1, 13, "expected an operator or the end"), ("event @ 1", 1, 7, "unexpected character \"@\""),
+        ("[1, 2", 1, 6, "expected \",\" or \"]\""), ("event =\n  and", 2, 3, "expected a value, found \"and\""),
+    ] as [(String, Int, Int, String)])
+    func rejectsWithLineAndColumn(_ text: String, _ line: Int, _ column: Int, _ message: String) {
+        do {
+            _ = try ExpressionParser.parse(text)
+            Issue.record("\(text) parsed")
+        } catch {
+            #expect(error.line == line, "\(text): \(error)")
+            #expect(error.column == column, "\(text): \(error)")
+            #expect(error.message.contains(message), "\(text): \(error)")
+        }
+    }
+}
