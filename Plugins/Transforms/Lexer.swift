@@ -140,6 +140,7 @@ enum Lexer {
                         break
                     }
                 }
+                guard !word.isEmpty else { throw error("a \\ must be followed by the character it escapes") }
                 tokens.append(Token(kind: .word(word, plain: plain), line: line, column: column))
                 continue
             }

@@ -70,7 +70,7 @@ private func value(_ text: String, _ event: Event = order) throws -> JSON? {
         ("event = \"a\" and", 1, 16, "expected a value"), ("frobnicate(event)", 1, 1, "unknown function \"frobnicate\""),
         ("contains(event)", 1, 1, "contains takes 2 argument(s), found 1"), ("event = \"unterminated", 1, 22, "unterminated string"),
         ("event = 'a' extra", 1, 13, "expected an operator or the end"), ("event @ 1", 1, 7, "unexpected character \"@\""),
-        ("[1, 2", 1, 6, "expected \",\" or \"]\""), ("event =\n  and", 2, 3, "expected a value, found \"and\""),
+        ("[1, 2", 1, 6, "expected \",\" or \"]\""), ("event = a\\", 1, 10, "must be followed"), ("event =\n  and", 2, 3, "expected a value, found \"and\""),
     ] as [(String, Int, Int, String)])
     func rejectsWithLineAndColumn(_ text: String, _ line: Int, _ column: Int, _ message: String) {
         do {
