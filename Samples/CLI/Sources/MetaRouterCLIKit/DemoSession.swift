@@ -22,12 +22,27 @@ public final class AppSectionPlugin: Plugin {
 /// The scripted session `metarouter demo` runs through the full default pipeline.
 public enum DemoSession {
     /// The calls the session makes, as (type, name) pairs, in order — what the collector must
-    /// receive.
+    /// receive (the lifecycle's events included; the rule set drops "Debug Ping").
     public static let expected: [(type: String, name: String?)] = [
+        ("track", "Application Installed"), ("track", "Application Opened"),
         ("identify", nil), ("group", nil), ("screen", "Home"), ("track", "Product Viewed"),
         ("track", "Product Added"), ("page", "Checkout"), ("track", "Order Completed"), ("alias", nil),
-        ("track", "Receipt Shared"),
+        ("track", "Receipt Shared"), ("track", "Application Backgrounded"),
     ]
+
+    /// The transform rules the demo runs: the seed's "fix a misnamed property" LivePlugin as a
+    /// rule, and a filter.
+    public static let rules = """
+        ruleset "demo" version 1
+        rule "fix a misnamed property" {
+            when exists(properties.productID)
+            move properties.productID to properties.product_id
+        }
+        rule "no debug events" {
+            when match(event, "Debug *")
+            drop
+        }
+        """
 
     /// Runs the session against `host`, storing its files under `directory`, and returns once
     /// everything was delivered (or delivery gave up) and the client shut down.
@@ -37,12 +52,19 @@ public enum DemoSession {
         options.storageDirectory = directory
         options.keyValueStore = FileKeyValueStore(file: directory.appendingPathComponent("identity.json"))
         options.logSink = logSink
-        options.plugins = { [AppSectionPlugin(section: "storefront")] }
+        options.trackLifecycleEvents = true
+        let lifecycle = ManualLifecycleSource()
+        options.lifecycleSource = lifecycle
+        let rules = (try? RuleTextParser.parse(Self.rules)) ?? RuleSet(rules: [])
+        options.plugins = { [AppSectionPlugin(section: "storefront"), TransformPlugin(ruleSet: rules, stage: .before)] }
         let analytics = MetaRouter.Analytics.instance(for: options)
+        await analytics.client.settle()
+        lifecycle.send(.launched(inBackground: false))
         analytics.identify("user-42", traits: ["name": "Jane Doe", "plan": "pro", "signed_up": Date(timeIntervalSince1970: 1_767_225_600)])
         analytics.group("acme-corp", traits: ["name": "Acme Corp", "employees": 120])
         analytics.screen("Home", properties: ["category": "navigation"])
-        analytics.track("Product Viewed", properties: ["sku": "SHOE-123", "price": 19.99, "currency": "EUR"])
+        analytics.track("Product Viewed", properties: ["productID": "SHOE-123", "price": 19.99, "currency": "EUR"])
+        analytics.track("Debug Ping", properties: ["build": "local"])
         analytics.track("Product Added", properties: ["sku": "SHOE-123", "quantity": 2, "bad_value": Double.nan])
         analytics.page("Checkout", properties: ["url": "/checkout", "referrer": "/cart"])
         analytics.track("Order Completed", properties: [
@@ -50,6 +72,8 @@ public enum DemoSession {
         ])
         analytics.alias("customer-42")
         analytics.track("Receipt Shared", properties: ["channel": "email"])
+        lifecycle.send(.didEnterBackground)
+        await analytics.client.settle()
         await analytics.flushAndWait()
         await analytics.shutdown()
     }

@@ -23,7 +23,9 @@ struct DemoCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let logs = PrefixedLogSink()
         print("Local collector listening on \(host.absoluteString)")
-        print("Running the demo session (identify, group, screen, tracks, page, alias; an app-section plugin)…\n")
+        print("Running the demo session: lifecycle events, identify, group, screen, tracks, page, alias,")
+        print("an app-section enrichment plugin and this transform rule set:\n")
+        print(DemoSession.rules.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n")
         await DemoSession.run(host: host, directory: directory, logSink: logs)
         await collector.stop()
         let batches = collector.received

@@ -40,18 +40,6 @@ struct SendCommand: AsyncParsableCommand {
     }
 }
 
-/// Turns a JSONL line into an event.
-enum EventLine {
-    static func event(from line: String) -> Event? {
-        guard var object = (try? JSONParser.parse(line))?.objectValue else { return nil }
-        let now = Date()
-        if object["timestamp"] == nil { object["timestamp"] = .string(Timestamp.string(from: now)) }
-        if object["messageId"] == nil { object["messageId"] = .string(MessageID.make(at: now)) }
-        if object["anonymousId"] == nil && object["userId"] == nil { object["anonymousId"] = .string(RandomIdentifier.uuidString(lowercase: true)) }
-        return Event(json: .object(object))
-    }
-}
-
 /// A one-line progress bar on standard error.
 enum ProgressBar {
     static func draw(done: Int, total: Int) {

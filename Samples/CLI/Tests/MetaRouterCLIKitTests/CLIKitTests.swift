@@ -40,9 +40,55 @@ import Testing
         #expect(DemoSession.matches(events))
         #expect(collector.received.allSatisfy { $0.problems.isEmpty })
         #expect(events.allSatisfy { $0["context"]?["app_section"] == "storefront" })
+        let viewed = events.first { $0["event"] == "Product Viewed" }
+        #expect(viewed?["properties"]?["product_id"] == "SHOE-123")
+        #expect(viewed?["properties"]?["productID"] == nil)
+        #expect(!events.contains { $0["event"] == "Debug Ping" })
         let added = events.first { $0["event"] == "Product Added" }
         #expect(added?["properties"]?["bad_value"] == nil)
         #expect(added?["properties"]?["quantity"] == 2)
-        #expect(events.last?["userId"] == "customer-42")
+        #expect(events.last(where: { $0["type"] == "alias" })?["userId"] == "customer-42")
+    }
+}
+
+@Suite struct RulesCheckerTests {
+    private static let events = [
+        #"{"type":"track","event":"Order Completed","userId":"u1","properties":{"productID":"A"}}"#,
+        #"{"type":"track","event":"Debug Ping","userId":"u1"}"#, "not json",
+    ]
+
+    private static let text = #"""
+        rule "fix" { move properties.productID to properties.product_id }
+        rule "debug" {
+            when match(event, "Debug *")
+            drop
+        }
+        """#
+
+    private static let json = #"""
+        {"rules": [{"name": "fix", "actions": [{"move": {"from": "properties.productID", "to": "properties.product_id"}}]},
+                   {"name": "debug", "when": "match(event, \"Debug *\")", "actions": [{"drop": true}]}]}
+        """#
+
+    private static let segment = #"""
+        {"middlewareSettings": {"routingRules": [{
+            "matchers": [{"type": "all"}, {"type": "fql", "ir": "[\"match\", \"event\", {\"value\": \"Debug *\"}]"}],
+            "transformers": [[{"type": "map_properties", "config": {"map": {"properties.product_id": {"move": "properties.productID"}}}}],
+                             [{"type": "drop"}]]}]}}
+        """#
+
+    @Test(arguments: [(RuleFormat.text, text), (RuleFormat.json, json), (RuleFormat.segment, segment)])
+    func checksAllThreeFormats(_ format: RuleFormat, _ rules: String) throws {
+        #expect(RuleSetLoader.detect(rules) == format)
+        let ruleSet = try RuleSetLoader.load(rules)
+        let explained = Locked<[String]>([])
+        let output = RulesChecker.check(ruleSet: ruleSet, eventLines: Self.events, destination: nil) { line in
+            explained.withLock { $0.append(line) }
+        }
+        #expect(output.count == 3)
+        #expect(try JSONParser.parse(output[0])["properties"] == ["product_id": "A"])
+        #expect(output[1] == "null")
+        #expect(output[2] == "null")
+        #expect(explained.current.contains { $0.hasPrefix("event 2:") && $0.hasSuffix("dropped") })
     }
 }
