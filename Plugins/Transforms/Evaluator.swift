@@ -5,11 +5,49 @@ import MetaRouterCore
 enum Evaluator {
     typealias Value = @Sendable (Event) -> JSON?
 
-    /// A condition: matches only when the expression is exactly `true`.
-    static func condition(_ expression: Expression) -> @Sendable (Event) -> Bool {
-        if case .compare(.equal, .path(let path), .literal(let literal)) = expression, literal.objectValue == nil, literal.arrayValue == nil {
+    typealias Predicate = @Sendable (Event) -> Bool
+
+    /// A condition: matches only when the expression is exactly `true`. Boolean structure
+    /// compiles to predicates directly, so no intermediate values are built.
+    static func condition(_ expression: Expression) -> Predicate {
+        switch expression {
+        case .and(let terms):
+            let predicates = terms.map(condition)
+            if predicates.count == 2 {
+                let (first, second) = (predicates[0], predicates[1])
+                return { first($0) && second($0) }
+            }
+            return { event in predicates.allSatisfy { $0(event) } }
+        case .or(let terms):
+            let predicates = terms.map(condition)
+            return { event in predicates.contains { $0(event) } }
+        case .not(let inner):
+            let predicate = condition(inner)
+            return { !predicate($0) }
+        case .literal(let value):
+            let result = value == .bool(true)
+            return { _ in result }
+        case .compare(let comparison, let lhs, .literal(let literal)):
+            let left = compile(lhs)
+            return { event in compare(comparison, left(event) ?? .null, literal) }
+        case .compare(let comparison, let lhs, let rhs):
+            let left = compile(lhs)
+            let right = compile(rhs)
+            return { event in compare(comparison, left(event) ?? .null, right(event) ?? .null) }
+        case .call("match", let arguments) where arguments.count == 2:
+            guard case .literal(.string(let pattern)) = arguments[1] else { break }
+            let subject = compile(arguments[0])
+            let matcher = Glob.compile(pattern)
+            return { event in
+                guard case .string(let text)? = subject(event) else { return false }
+                return matcher(text)
+            }
+        case .call("exists", let arguments):
+            guard case .path(let path) = arguments.first else { return { _ in false } }
             let read = EventAccess.reader(path)
-            return { event in Functions.equal(read(event) ?? .null, literal) }
+            return { read($0) != nil }
+        default:
+            break
         }
         let value = compile(expression)
         return { value($0) == .bool(true) }

@@ -146,6 +146,28 @@ enum Functions {
 /// Glob matching for `match`: `*` any run, `?` one character, `[a-z]`, `[^…]`, `\x` literal x.
 /// A malformed pattern (an unclosed `[`) matches nothing.
 enum Glob {
+    /// A matcher for one pattern, prepared once: patterns of plain text and `*` (the usual case)
+    /// match by prefix, suffix and substring search; others fall back to ``matches(_:pattern:)``.
+    static func compile(_ pattern: String) -> @Sendable (String) -> Bool {
+        guard !pattern.contains(where: { $0 == "?" || $0 == "[" || $0 == "\\" }) else {
+            return { matches($0, pattern: pattern) }
+        }
+        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count > 1 else { return { $0 == pattern } }
+        let head = parts[0]
+        let tail = parts[parts.count - 1]
+        let middle = Array(parts[1..<(parts.count - 1)]).filter { !$0.isEmpty }
+        return { text in
+            guard text.count >= head.count + tail.count, text.hasPrefix(head), text.hasSuffix(tail) else { return false }
+            var remaining = text.dropFirst(head.count).dropLast(tail.count)
+            for part in middle {
+                guard let range = remaining.range(of: part) else { return false }
+                remaining = remaining[range.upperBound...]
+            }
+            return true
+        }
+    }
+
     static func matches(_ text: String, pattern: String) -> Bool {
         let characters = Array(text)
         let pattern = Array(pattern)

@@ -46,10 +46,23 @@ public struct RuleSet: Sendable {
     public let rules: [Rule]
     private let compiled: [CompiledRule]
 
-    private struct CompiledRule: Sendable {
+    /// A rule ready to run; a class, so walking the rules retains nothing per rule.
+    private final class CompiledRule: Sendable {
         let rule: Rule
+        let name: String
+        let destination: String?
+        let types: Set<EventType>?
         let matches: @Sendable (Event) -> Bool
         let actions: [CompiledAction]
+
+        init(rule: Rule, matches: @escaping @Sendable (Event) -> Bool, actions: [CompiledAction]) {
+            self.rule = rule
+            name = rule.name
+            destination = rule.destination
+            types = rule.types
+            self.matches = matches
+            self.actions = actions
+        }
     }
 
     /// Compiles `rules`.
@@ -86,26 +99,30 @@ public struct RuleSet: Sendable {
     ) -> Event? {
         var current = event
         for entry in compiled {
-            let rule = entry.rule
-            guard rule.destination == nil || rule.destination == destination,
-                rule.types?.contains(current.type) ?? true, entry.matches(current)
+            guard entry.destination == nil || entry.destination == destination,
+                entry.types?.contains(current.type) ?? true, entry.matches(current)
             else {
-                onStep?(Step(rule: rule.name, outcome: "skipped"))
+                onStep?(Step(rule: entry.name, outcome: "skipped"))
                 continue
             }
+            guard !entry.actions.isEmpty else {
+                onStep?(Step(rule: entry.name, outcome: "matched"))
+                continue
+            }
+            // Actions work on a copy, so a rule that fails part-way leaves no half-applied change.
             var working = current
             do {
                 for action in entry.actions {
                     guard try action(&working) else {
-                        onStep?(Step(rule: rule.name, outcome: "dropped"))
+                        onStep?(Step(rule: entry.name, outcome: "dropped"))
                         return nil
                     }
                 }
                 current = working
-                onStep?(Step(rule: rule.name, outcome: "matched"))
+                onStep?(Step(rule: entry.name, outcome: "matched"))
             } catch {
-                onFailure?(rule, error)
-                onStep?(Step(rule: rule.name, outcome: "failed: \(error.message)"))
+                onFailure?(entry.rule, error)
+                onStep?(Step(rule: entry.name, outcome: "failed: \(error.message)"))
                 if failurePolicy == .closed { return nil }
             }
         }

@@ -83,3 +83,16 @@ private func value(_ text: String, _ event: Event = order) throws -> JSON? {
         }
     }
 }
+
+@Suite struct GlobTests {
+    @Test func compiledMatchersAgreeWithTheGeneralMatcher() {
+        let patterns = ["*", "Button *", "*Clicked", "a*b*c", "**", "", "abc", "a*", "*a*", "Order * Completed", "x?y", "[a-c]*", "a\\*b"]
+        let texts = ["", "a", "abc", "Button Clicked", "Button", "aXbYc", "acb", "Order Big Completed", "Order Completed", "xzy", "bcd", "a*b", "ab"]
+        for pattern in patterns {
+            let compiled = Glob.compile(pattern)
+            for text in texts {
+                #expect(compiled(text) == Glob.matches(text, pattern: pattern), "\(pattern) vs \(text)")
+            }
+        }
+    }
+}
