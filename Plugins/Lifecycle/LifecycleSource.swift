@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterCore
 
 /// A change in the application's (or server process's) life, as a ``LifecycleSource`` reports it.
 public enum LifecycleTransition: Sendable, Hashable {
@@ -45,26 +46,30 @@ public final class ManualLifecycleSource: LifecycleSource {
     public func send(_ transition: LifecycleTransition) { handler.call(transition) }
 }
 
-/// A handler slot guarded by a lock; transitions sent while it is empty wait for a handler.
-final class LockedHandler: @unchecked Sendable {  // `handler` and `waiting` are only touched under `lock`
-    private let lock = NSLock()
-    private var handler: (@Sendable (LifecycleTransition) -> Void)?
-    private var waiting: [LifecycleTransition] = []
+/// A handler slot; transitions sent while it is empty wait for a handler.
+struct LockedHandler: Sendable {
+    private struct Slot {
+        var handler: (@Sendable (LifecycleTransition) -> Void)?
+        var waiting: [LifecycleTransition] = []
+    }
+
+    private let slot = Locked(Slot())
 
     func set(_ newHandler: (@Sendable (LifecycleTransition) -> Void)?) {
-        lock.lock()
-        handler = newHandler
-        let replay = newHandler == nil ? [] : waiting
-        if newHandler != nil { waiting = [] }
-        lock.unlock()
+        let replay = slot.withLock { slot -> [LifecycleTransition] in
+            slot.handler = newHandler
+            guard newHandler != nil else { return [] }
+            defer { slot.waiting = [] }
+            return slot.waiting
+        }
         for transition in replay { newHandler?(transition) }
     }
 
     func call(_ transition: LifecycleTransition) {
-        lock.lock()
-        let current = handler
-        if current == nil { waiting.append(transition) }
-        lock.unlock()
+        let current = slot.withLock { slot -> (@Sendable (LifecycleTransition) -> Void)? in
+            if slot.handler == nil { slot.waiting.append(transition) }
+            return slot.handler
+        }
         current?(transition)
     }
 }

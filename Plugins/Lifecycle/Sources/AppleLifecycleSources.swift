@@ -65,23 +65,21 @@ public final class AppKitLifecycleSource: LifecycleSource {
 
 #if canImport(UIKit) || canImport(AppKit)
 import Foundation
+import MetaRouterCore
 
-/// Notification observer tokens, guarded by a lock.
-final class ObserverTokens: @unchecked Sendable {  // `tokens` is only touched under `lock`
-    private let lock = NSLock()
-    private var tokens: [any NSObjectProtocol] = []
+/// Notification observer tokens.
+struct ObserverTokens: Sendable {
+    private let tokens = Locked<[any NSObjectProtocol]>([])
 
     func append(_ token: any NSObjectProtocol) {
-        lock.lock()
-        tokens.append(token)
-        lock.unlock()
+        tokens.withLock { $0.append(token) }
     }
 
     func removeAll() {
-        lock.lock()
-        let removed = tokens
-        tokens = []
-        lock.unlock()
+        let removed = tokens.withLock { tokens -> [any NSObjectProtocol] in
+            defer { tokens = [] }
+            return tokens
+        }
         for token in removed { NotificationCenter.default.removeObserver(token) }
     }
 }

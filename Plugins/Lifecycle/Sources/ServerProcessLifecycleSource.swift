@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MetaRouterCore
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ import Darwin
 /// handler the host installed is left alone: the host calls `shutdown()` itself.
 public final class ServerProcessLifecycleSource: LifecycleSource {
     private let signals: [Int32]
-    private let sources = LockedSignalSources()
+    private let sources = Locked<[any DispatchSourceSignal]>([])
 
     /// A source that handles `signals` the host has not claimed.
     public init(terminateOnSignals signals: [Int32] = []) {
@@ -35,13 +36,17 @@ public final class ServerProcessLifecycleSource: LifecycleSource {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { handler(.willTerminate(signal: number)) }
             source.resume()
-            sources.append(source)
+            sources.withLock { $0.append(source) }
         }
     }
 
     /// Stops watching the signals.
     public func stop() {
-        for source in sources.removeAll() { source.cancel() }
+        let taken = sources.withLock { sources -> [any DispatchSourceSignal] in
+            defer { sources = [] }
+            return sources
+        }
+        for source in taken { source.cancel() }
     }
 
     /// Restores the default disposition of `number` and raises it again in this thread, with
@@ -55,26 +60,5 @@ public final class ServerProcessLifecycleSource: LifecycleSource {
         pthread_sigmask(SIG_UNBLOCK, &mask, nil)
         raise(number)
         exit(128 + number)
-    }
-}
-
-/// The dispatch sources of a server source, guarded by a lock.
-final class LockedSignalSources: @unchecked Sendable {  // `sources` is only touched under `lock`
-    private let lock = NSLock()
-    private var sources: [any DispatchSourceSignal] = []
-
-    func append(_ source: any DispatchSourceSignal) {
-        lock.lock()
-        sources.append(source)
-        lock.unlock()
-    }
-
-    func removeAll() -> [any DispatchSourceSignal] {
-        lock.lock()
-        defer {
-            sources = []
-            lock.unlock()
-        }
-        return sources
     }
 }
