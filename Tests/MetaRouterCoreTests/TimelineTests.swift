@@ -84,7 +84,8 @@ import Testing
 
     @Test func utilityPluginsSeeNoEventsButGetControlHooks() async {
         let probe = UtilityProbe()
-        let client = makeClient([probe])
+        let capture = CapturingDestination()
+        let client = makeClient([probe, capture])
         client.track("x")
         client.flush()
         client.reset()
@@ -94,6 +95,7 @@ import Testing
         #expect(probe.flushes == 1)
         #expect(probe.resets == 1)
         #expect(probe.shutdowns == 1)
+        #expect(capture.hookCounts == (resets: 1, flushes: 1, shutdowns: 1))
     }
 
     @Test func settingsReachPluginsOnJoinAndOnUpdate() async {

@@ -41,9 +41,6 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         if wake { queue.async { self.drain() } }
     }
 
-    /// Number of commands waiting in the ingress.
-    var pendingCount: Int { ingress.withLock { $0.pending.count } }
-
     private func drain() {
         while true {
             let batch = ingress.withLock { state -> [Command] in

@@ -78,16 +78,6 @@ extension JSON {
     public subscript(key: String) -> JSON? {
         objectValue?[key]
     }
-
-    /// The value at a sequence of object keys, or `nil` when any step is missing.
-    public func value(at path: [String]) -> JSON? {
-        var current = self
-        for key in path {
-            guard let next = current[key] else { return nil }
-            current = next
-        }
-        return current
-    }
 }
 
 extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
