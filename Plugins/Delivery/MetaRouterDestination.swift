@@ -81,11 +81,13 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
             let store = try DiskEventStore(options: disk, now: analytics.configuration.clock.now(), logger: analytics.logger)
             let report = store.recovery
             recovery = report
-            if report.recovered + report.expired + report.overCap + report.corruptRecords > 0 {
+            if report.isNoteworthy {
                 analytics.logger.info(
                     "event log recovered \(report.recovered) event(s); dropped \(report.expired) older than the age limit, "
-                        + "\(report.overCap) over the caps; skipped \(report.corruptRecords) damaged record(s), \(report.tornBytes) torn byte(s)")
+                        + "\(report.overCap) over the caps; skipped \(report.corruptRecords) damaged record(s), \(report.tornBytes) torn byte(s), "
+                        + "\(report.unreadableFiles) unreadable and \(report.ignoredFiles) foreign file(s)")
             }
+            for problem in report.problems { analytics.logger.warning("event log: \(problem)") }
             return store
         } catch {
             storageError = "\(error)"

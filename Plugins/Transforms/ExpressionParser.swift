@@ -6,9 +6,17 @@ import MetaRouterCore
 /// `in`), prefix `!`, `??`, then literals, lists, paths, calls and parentheses — so
 /// `!a = b` is `(!a) = b`; write `!(a = b)` to negate a comparison. `and` / `or` chains are
 /// flattened (`a and b and c` is one n-ary `and`).
+///
+/// Nesting — parentheses, lists, calls, `!` and `??` chains — is limited to
+/// ``maximumNesting`` levels, so hostile rule text (rules may come from a server) gets a
+/// line/column error instead of exhausting the stack of the thread that parses or runs it.
 struct ExpressionParser {
+    /// The deepest an expression may nest.
+    static let maximumNesting = 64
+
     private let tokens: [Token]
     private(set) var position: Int
+    private var nesting = 0
 
     init(tokens: [Token], position: Int = 0) {
         self.tokens = tokens
@@ -31,6 +39,16 @@ struct ExpressionParser {
 
     mutating func advance() { position += 1 }
 
+    /// Counts `levels` more levels of nesting at the current token; throws past the limit.
+    private mutating func enter(_ levels: Int = 1) throws(RuleParseError) {
+        nesting += levels
+        guard nesting <= Self.maximumNesting else {
+            throw error("expression nested deeper than \(Self.maximumNesting) levels")
+        }
+    }
+
+    private mutating func leave(_ levels: Int = 1) { nesting -= levels }
+
     mutating func expression() throws(RuleParseError) -> Expression {
         var terms = [try conjunction()]
         while current.isWord("or") {
@@ -50,11 +68,16 @@ struct ExpressionParser {
     }
 
     private mutating func negation() throws(RuleParseError) -> Expression {
-        if current.isSymbol("!") {
+        var negations = 0
+        while current.isSymbol("!") {
+            try enter()
+            negations += 1
             advance()
-            return .not(try negation())
         }
-        return try coalescing()
+        defer { leave(negations) }
+        var value = try coalescing()
+        for _ in 0..<negations { value = .not(value) }
+        return value
     }
 
     private mutating func comparison() throws(RuleParseError) -> Expression {
@@ -72,7 +95,11 @@ struct ExpressionParser {
 
     private mutating func coalescing() throws(RuleParseError) -> Expression {
         var value = try primary()
+        var links = 0
+        defer { leave(links) }
         while current.isSymbol("??") {
+            try enter()
+            links += 1
             advance()
             value = .coalesce(value, try primary())
         }
@@ -89,12 +116,16 @@ struct ExpressionParser {
             advance()
             return .literal(number)
         case .symbol("("):
+            try enter()
+            defer { leave() }
             advance()
             let inner = try expression()
             guard current.isSymbol(")") else { throw error("expected \")\", found \(current.text)") }
             advance()
             return inner
         case .symbol("["):
+            try enter()
+            defer { leave() }
             advance()
             var items: [Expression] = []
             if current.isSymbol("]") {
@@ -132,6 +163,8 @@ struct ExpressionParser {
         guard Functions.arity[name] != nil else {
             throw RuleParseError(line: nameToken.line, column: nameToken.column, message: "unknown function \"\(name)\"")
         }
+        try enter()
+        defer { leave() }
         advance()
         var arguments: [Expression] = []
         if !current.isSymbol(")") {

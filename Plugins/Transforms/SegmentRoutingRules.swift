@@ -80,19 +80,22 @@ public enum SegmentRoutingRules {
 /// Segment's IR: a bare string is a path, `{"value": X}` a literal (a list literal holds
 /// `{"value": …}` items), `[op, arg, …]` an operation.
 enum SegmentIR {
-    static func expression(_ ir: JSON, location: String) throws -> Expression {
+    static func expression(_ ir: JSON, location: String, depth: Int = 1) throws -> Expression {
+        guard depth <= ExpressionParser.maximumNesting else {
+            throw RuleLoadError(location: location, message: "expression nested deeper than \(ExpressionParser.maximumNesting) levels")
+        }
         switch ir {
         case .string(let path):
             return .path(FieldPath.split(path))
         case .object(let object):
             guard let value = object["value"] else { throw RuleLoadError(location: location, message: "expected {\"value\": …}") }
             if case .array(let items) = value {
-                return .list(try items.map { try expression($0, location: location) })
+                return .list(try items.map { try expression($0, location: location, depth: depth + 1) })
             }
             return .literal(value)
         case .array(let items):
             guard let op = items.first?.stringValue else { throw RuleLoadError(location: location, message: "expected [operator, …]") }
-            let arguments = try items.dropFirst().map { try expression($0, location: location) }
+            let arguments = try items.dropFirst().map { try expression($0, location: location, depth: depth + 1) }
             switch op {
             case "and": return .and(arguments)
             case "or": return .or(arguments)

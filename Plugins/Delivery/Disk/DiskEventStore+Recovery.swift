@@ -9,8 +9,20 @@ extension DiskEventStore {
         var events: [UInt64: (millis: Int64, event: QueuedEvent)] = [:]
         var lastBatch: (key: String, sequences: [UInt64])?
         var readable: [SegmentFiles.Segment] = []
-        for segment in files.existing() {
-            guard let bytes = try? [UInt8](Data(contentsOf: segment.url)) else { continue }
+        let found = files.existing()
+        for name in found.ignored {
+            report.ignoredFiles += 1
+            report.problems.append("\(name) does not carry an id this log writes; left alone")
+        }
+        for segment in found.segments {
+            let bytes: [UInt8]
+            switch files.read(segment) {
+            case .success(let read): bytes = read
+            case .failure(let problem):
+                report.unreadableFiles += 1
+                report.problems.append("\(problem.description); skipped and left in place")
+                continue
+            }
             let contents = SegmentReader.read(bytes)
             report.corruptRecords += contents.corrupt
             report.tornBytes += contents.tornBytes
@@ -34,7 +46,9 @@ extension DiskEventStore {
                         }
                     }
                 case .batch(let key, let ranges):
-                    lastBatch = (key, ranges.flatMap { Array($0) })
+                    // Expanded only when it could name queued events: the ranges come from disk.
+                    let total = ranges.reduce(0) { $0 + $1.count }
+                    lastBatch = total <= events.count ? (key, ranges.flatMap { Array($0) }) : nil
                 }
             }
         }

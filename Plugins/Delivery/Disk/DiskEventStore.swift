@@ -48,6 +48,18 @@ public final class DiskEventStore: EventStore {
         public var tornBytes = 0
         /// Segment files from a newer format version, left untouched.
         public var unsupportedFiles = 0
+        /// Segment files that could not be read (permissions, not a regular file, too large),
+        /// left in place.
+        public var unreadableFiles = 0
+        /// Files named like segments whose id this log never writes, left alone.
+        public var ignoredFiles = 0
+        /// What was wrong with each file skipped, in words.
+        public var problems: [String] = []
+
+        /// Whether recovery found anything worth a log line.
+        public var isNoteworthy: Bool {
+            recovered + expired + overCap + corruptRecords + tornBytes + unsupportedFiles + unreadableFiles + ignoredFiles > 0
+        }
     }
 
     struct Entry {

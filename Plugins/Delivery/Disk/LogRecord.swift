@@ -71,7 +71,7 @@ enum LogRecord: Equatable {
         var reader = ByteReader(payload)
         switch type {
         case 1:
-            guard let sequence: UInt64 = reader.integer(), let stamp: UInt64 = reader.integer(),
+            guard let sequence: UInt64 = reader.integer(), sequence < SegmentFiles.maximumId, let stamp: UInt64 = reader.integer(),
                 let idLength: UInt16 = reader.integer(), let id = reader.bytes(Int(idLength))
             else { return nil }
             return .event(
@@ -112,7 +112,10 @@ enum LogRecord: Equatable {
     private static func readRanges(_ reader: inout ByteReader) -> [ClosedRange<UInt64>]? {
         var ranges: [ClosedRange<UInt64>] = []
         while !reader.isAtEnd {
-            guard let low: UInt64 = reader.integer(), let high: UInt64 = reader.integer(), low <= high else { return nil }
+            // Sequence numbers stay below `SegmentFiles.maximumId`, so a range's count fits an Int.
+            guard let low: UInt64 = reader.integer(), let high: UInt64 = reader.integer(), low <= high,
+                high < SegmentFiles.maximumId
+            else { return nil }
             ranges.append(low...high)
         }
         return ranges

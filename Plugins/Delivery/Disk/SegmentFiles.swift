@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterCore
 
 #if canImport(Glibc)
 import Glibc
@@ -10,8 +11,19 @@ import Darwin
 
 /// The segment files of one disk log: `segment-<16 hex digits>.log`, owner-only, appended to
 /// through one open descriptor. Only files named this way, in this directory, are ever
-/// deleted.
+/// deleted, and only with `unlink` (which never removes a directory).
+///
+/// Everything read from the directory is untrusted: a name whose id is at or above
+/// ``maximumId`` is not one this log wrote and is ignored, so id arithmetic cannot overflow;
+/// a segment is read only when it is a regular file (not a FIFO, device, directory or link)
+/// of at most ``maximumReadBytes``.
 final class SegmentFiles {
+    /// Ids (and sequence numbers) this log writes stay below 2^48: far beyond any real queue,
+    /// and far enough below `UInt64.max` that `+ 1` never traps.
+    static let maximumId: UInt64 = 1 << 48
+    /// The largest segment file recovery reads into memory.
+    static let maximumReadBytes = 256 * 1024 * 1024
+
     struct Segment: Equatable {
         let id: UInt64
         var url: URL
@@ -31,15 +43,53 @@ final class SegmentFiles {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// The segment files present on disk, oldest first.
-    func existing() -> [Segment] {
+    /// The segment names present on disk, oldest first, and the names that look like
+    /// segments but carry an id this log never writes.
+    func existing() -> (segments: [Segment], ignored: [String]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.compactMap { name -> Segment? in
-            guard name.hasPrefix("segment-"), name.hasSuffix(".log"), name.count == 28,
-                let id = UInt64(name.dropFirst(8).prefix(16), radix: 16)
-            else { return nil }
-            return Segment(id: id, url: directory.appendingPathComponent(name))
-        }.sorted { $0.id < $1.id }
+        var segments: [Segment] = []
+        var ignored: [String] = []
+        for name in names where name.hasPrefix("segment-") && name.hasSuffix(".log") {
+            guard name.utf8.count == 28, let id = UInt64(name.dropFirst(8).prefix(16), radix: 16), id < Self.maximumId else {
+                ignored.append(name)
+                continue
+            }
+            segments.append(Segment(id: id, url: directory.appendingPathComponent(name)))
+        }
+        return (segments.sorted { $0.id < $1.id }, ignored.sorted())
+    }
+
+    /// The bytes of a segment, or why it cannot be read. Opens without following links and
+    /// without blocking, and reads only a regular file of bounded size.
+    func read(_ segment: Segment) -> Result<[UInt8], StorageError> {
+        let name = segment.url.lastPathComponent
+        let handle = open(segment.url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard handle >= 0 else {
+            return .failure(StorageError("\(name) cannot be opened (\(String(cString: strerror(errno))))"))
+        }
+        defer { close(handle) }
+        var info = stat()
+        guard fstat(handle, &info) == 0 else {
+            return .failure(StorageError("\(name) cannot be examined (\(String(cString: strerror(errno))))"))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(StorageError("\(name) is not a regular file")) }
+        guard info.st_size >= 0, info.st_size <= Self.maximumReadBytes else {
+            return .failure(StorageError("\(name) is \(info.st_size) bytes, above the \(Self.maximumReadBytes)-byte limit"))
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let result = bytes.withUnsafeMutableBytes { buffer in
+                readBytes(handle, buffer.baseAddress! + filled, buffer.count - filled)
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result >= 0 else {
+                return .failure(StorageError("\(name) cannot be read (\(String(cString: strerror(errno))))"))
+            }
+            if result == 0 { break }
+            filled += result
+        }
+        return .success(Array(bytes.prefix(filled)))
     }
 
     /// Adopts segments found on disk as this log's (oldest first).
@@ -48,8 +98,9 @@ final class SegmentFiles {
     /// Closes the active segment and starts `segment-<id>.log`, with an id above every
     /// segment file present so an existing file is never reused.
     func startSegment(id requested: UInt64) throws {
-        let highest = max(segments.last?.id ?? 0, existing().last?.id ?? 0)
+        let highest = max(segments.last?.id ?? 0, existing().segments.last?.id ?? 0)
         let id = max(requested, highest + 1)
+        guard id < Self.maximumId else { throw DiskStoreError.io("segment ids are exhausted in \(directory.path)") }
         if descriptor >= 0 {
             fsync(descriptor)
             close(descriptor)
@@ -92,7 +143,7 @@ final class SegmentFiles {
     /// Deletes one segment this log owns.
     func delete(id: UInt64) {
         guard let index = segments.firstIndex(where: { $0.id == id }) else { return }
-        try? FileManager.default.removeItem(at: segments[index].url)
+        unlink(segments[index].url.path)
         segments.remove(at: index)
     }
 
@@ -100,4 +151,9 @@ final class SegmentFiles {
     func deleteAllButActive() {
         for segment in segments.dropLast() { delete(id: segment.id) }
     }
+}
+
+/// `read(2)`, reachable by this name inside ``SegmentFiles``, whose own `read(_:)` hides it.
+private func readBytes(_ handle: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(handle, buffer, count)
 }

@@ -65,6 +65,7 @@ public enum ValueConverter {
         // Foundation numbers before the casts below: casting one to Bool or Int would bridge 1
         // into `true`.
         if valueType is NSNumber.Type, let number = raw as? NSNumber {
+            if let decimal = number as? NSDecimalNumber { return convertDecimal(decimal.decimalValue, path: path(), issues: &issues) }
             return convertNumber(number, path: path(), issues: &issues)
         }
         switch raw {
@@ -104,8 +105,7 @@ public enum ValueConverter {
             guard number.isFinite else { return nonFinite(path(), &issues) }
             return .double(Double(number.description) ?? Double(number))
         case let number as Decimal:
-            guard !number.isNaN else { return nonFinite(path(), &issues) }
-            return .double(Double(number.description) ?? 0)
+            return convertDecimal(number, path: path(), issues: &issues)
         case let dictionary as [AnyHashable: Any]:
             guard depth <= maximumDepth else { return tooDeep(path(), &issues) }
             var strings: [String: Any] = [:]
@@ -118,6 +118,14 @@ public enum ValueConverter {
                 strings[name] = value
             }
             return .object(convertDictionary(strings, path: base, depth: depth, issues: &issues))
+        // Only reached when Foundation did not bridge them to the Swift cases above; the Swift
+        // containers they are copied into match those cases, so this recurses once at most.
+        case let array as NSArray:
+            return convertValue(array.map { $0 } as [Any], path: path(), depth: depth, issues: &issues)
+        case let dictionary as NSDictionary:
+            var members: [AnyHashable: Any] = [:]
+            for (key, value) in dictionary { if let key = key as? AnyHashable { members[key] = value } }
+            return convertValue(members, path: path(), depth: depth, issues: &issues)
         case let encodable as any Encodable:
             var local: [ConversionIssue] = []
             let base = path()
@@ -127,8 +135,19 @@ public enum ValueConverter {
             }
             return limitDepth(json, path: base, depth: depth, issues: &issues)
         default:
-            if let unwrapped = unwrapOptional(raw) {
-                return unwrapped.isNone ? .null : convertValue(unwrapped.value as Any, path: path(), depth: depth, issues: &issues)
+            if var unwrapped = unwrapOptional(raw) {
+                // Peel every Optional layer here, and pass on the payload itself: wrapping it
+                // in `Any` again would give back an Optional and recurse forever.
+                var layers = 1
+                while true {
+                    guard let payload = unwrapped.value else { return .null }
+                    guard let inner = unwrapOptional(payload) else {
+                        return convertValue(payload, path: path(), depth: depth, issues: &issues)
+                    }
+                    layers += 1
+                    guard layers <= maximumDepth else { return tooDeep(path(), &issues) }
+                    unwrapped = inner
+                }
             }
             issues.append(ConversionIssue(keyPath: path(), reason: "unsupported type \(type(of: raw))"))
             return nil
@@ -147,6 +166,16 @@ public enum ValueConverter {
         default:
             return .int(number.int64Value)
         }
+    }
+
+    /// A decimal keeps its own digits: integers stay exact, and a fraction is written as the
+    /// shortest double that reads back as the decimal's text (exact up to 15 significant digits).
+    private static func convertDecimal(_ number: Decimal, path: String, issues: inout [ConversionIssue]) -> JSON? {
+        guard !number.isNaN else { return nonFinite(path, &issues) }
+        let text = number.description
+        if let integer = Int64(text) { return .int(integer) }
+        guard let double = Double(text), double.isFinite else { return nonFinite(path, &issues) }
+        return .double(double)
     }
 
     private static func unsigned(_ number: UInt64) -> JSON {
@@ -209,14 +238,14 @@ public enum ValueConverter {
         }
     }
 
+    /// One level of an `Optional` taken off: `value` is its payload, `nil` for `.none`.
     private struct OptionalPayload {
         let value: Any?
-        var isNone: Bool { value == nil }
     }
 
     private static func unwrapOptional(_ raw: Any) -> OptionalPayload? {
         let mirror = Mirror(reflecting: raw)
         guard mirror.displayStyle == .optional else { return nil }
-        return OptionalPayload(value: mirror.children.first?.value)
+        return OptionalPayload(value: mirror.children.first.map { $0.value })
     }
 }

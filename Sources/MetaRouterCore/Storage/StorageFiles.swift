@@ -1,11 +1,51 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A storage problem described in words a developer can act on.
+public struct StorageError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong and what to do.
+    public let description: String
+
+    package init(_ description: String) { self.description = description }
+}
+
 /// File-system helpers shared by the stores: owner-only directories and files, atomic writes,
 /// and the per-write-key storage directory.
 public enum StorageFiles {
     /// Creates `directory` (and parents) with permissions 0700 if missing; on Apple platforms
     /// it is excluded from backup.
     public static func ensureDirectory(_ directory: URL) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw StorageError(
+                "\(directory.path) is a file, not a directory: move it away, or pass another storageDirectory")
+        }
+        do {
+            try createDirectory(directory)
+        } catch {
+            throw StorageError(
+                "cannot create the directory \(directory.path) (\(describe(error))): check that its parent exists and is writable, or pass another storageDirectory")
+        }
+    }
+
+    /// A file-system error in plain words: the POSIX reason when there is one.
+    static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return nsError.localizedDescription
+    }
+
+    private static func createDirectory(_ directory: URL) throws {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         #if canImport(Darwin)
@@ -55,11 +95,17 @@ public enum StorageFiles {
             return support
         }
         #endif
-        let environment = ProcessInfo.processInfo.environment
+        return linuxBase(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// `$XDG_DATA_HOME`, else `$HOME/.local/share`, else the passwd home's: as every Linux tool
+    /// resolves it. Relative values are ignored, as the XDG specification says.
+    static func linuxBase(environment: [String: String]) -> URL {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg, isDirectory: true)
         }
-        return URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true)
             .appendingPathComponent(".local", isDirectory: true)
             .appendingPathComponent("share", isDirectory: true)
     }
