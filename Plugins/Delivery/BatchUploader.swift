@@ -23,6 +23,11 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         public var initialRetryDelay: TimeInterval = 1
         /// The breaker's tuning.
         public var breaker = CircuitBreaker.Policy()
+        /// Seconds between grouped `fsync`s of a durable store while events arrive. Records
+        /// reach `write(2)` (which survives `kill -9`) once per executor drain cycle; `fsync`
+        /// (which survives power loss) runs at most this often, and before each request, at
+        /// background and at shutdown — never per event.
+        public var syncInterval: TimeInterval = 0.15
 
         /// Options for `endpoint` with the seed's defaults.
         public init(endpoint: URL) { self.endpoint = endpoint }
@@ -55,7 +60,10 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var analytics: AnalyticsClient?
     private var breaker: CircuitBreaker
     private var batchSize: Int
-    private var inFlight: (attempt: Int, watchdog: any ScheduledWork)?
+    private var inFlight: InFlight?
+    /// The smallest batch size the host refused with 413 this session; batches stay below it.
+    private var refusedBatchSize = Int.max
+    private var syncTimer: (any ScheduledWork)?
     private var attempts = 0
     private var retryTimer: (any ScheduledWork)?
     private var retryDelay: TimeInterval
@@ -96,7 +104,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         resumeTimers()
     }
 
-    /// Queues an event; flushes when a policy says so.
+    /// Queues an event; starts a send when a policy says so and nothing is in flight or
+    /// waiting to be retried (then the trigger does nothing: the answer or the retry sends).
     public func enqueue(_ event: Event) {
         guard !disabled else { return }
         let queued = QueuedEvent(messageId: event.messageId, timestamp: event.timestamp, payload: format.encode(event))
@@ -104,7 +113,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         scheduleCommit()
         statsBox.withLock { $0.enqueued += 1 }
         if !evicted.isEmpty { drop(evicted, reason: .queueFull, status: nil) }
-        if policies.contains(where: { $0.shouldFlush(queued: store.count) }) { flush() }
+        guard inFlight == nil, retryTimer == nil else { return }
+        if policies.contains(where: { $0.shouldFlush(queued: store.count) }) { sendNext() }
     }
 
     /// Starts sending what is queued, unless a request is in flight or a retry is waiting.
@@ -112,7 +122,6 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// waiting out a retry delay, or the client is disabled.
     public func flush(completion: (@Sendable () -> Void)? = nil) {
         if let completion { waiters.append(completion) }
-        store.sync()
         sendNext()
     }
 
@@ -135,22 +144,28 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         store.sync()
     }
 
-    /// Drops everything queued; a batch in flight is not requeued when its answer comes.
+    /// Drops everything queued. A batch in flight stays in flight — no second request starts
+    /// beside it — and is not requeued: its answer reports it once, as sent or as dropped by
+    /// the reset.
     public func reset() {
-        inFlight?.watchdog.cancel()
-        inFlight = nil
         retryTimer?.cancel()
         retryTimer = nil
         retryDelay = options.initialRetryDelay
-        let removed = store.removeAll()
+        var removed = store.removeAll()
+        if let current = inFlight, !current.abandoned {
+            inFlight?.abandoned = true
+            removed.removeFirst(min(removed.count, current.batch.events.count))
+        }
         if !removed.isEmpty { drop(removed, reason: .reset, status: nil) }
-        resolveWaiters()
+        resolveIfIdle()
     }
 
     /// Stops timers and policies, and makes what is queued durable.
     public func stop() {
         retryTimer?.cancel()
         retryTimer = nil
+        syncTimer?.cancel()
+        syncTimer = nil
         for policy in policies { policy.stop() }
         store.sync()
     }
@@ -172,8 +187,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
             return resolveWaiters()
         }
-        // The batch's key and events reach the log before the request leaves.
-        store.commit()
+        // The batch's key and events reach stable storage before the request leaves: one
+        // `fsync` per request, however many events arrive meanwhile.
+        store.sync()
         var headers = format.headers
         headers["Idempotency-Key"] = batch.idempotencyKey
         if tracing { headers["Trace"] = "true" }
@@ -188,7 +204,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         let watchdog = analytics.configuration.clock.schedule(after: options.requestTimeout * 2 + 5) { [weak self] in
             self?.onExecutor { $0.handle(.failure(URLError(.timedOut)), for: batch, attempt: attempt) }
         }
-        inFlight = (attempt, watchdog)
+        inFlight = InFlight(attempt: attempt, watchdog: watchdog, batch: batch)
         transport.send(request) { [weak self] outcome in
             self?.onExecutor { $0.handle(outcome, for: batch, attempt: attempt) }
         }
@@ -202,34 +218,44 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         inFlight = nil
         let now = analytics.configuration.clock.now()
         let verdict = ResponseClassifier.verdict(for: outcome, now: now)
+        if current.abandoned { return settleAbandoned(batch, verdict: verdict) }
+        if case .retry = verdict {} else if case .throttled = verdict {} else { retryDelay = options.initialRetryDelay }
         switch verdict {
         case .delivered:
             breaker.recordSuccess()
-            retryDelay = options.initialRetryDelay
             store.acknowledge(batch)
             statsBox.withLock { $0.sent += batch.events.count }
-            batchSize = min(options.maxBatchSize, batchSize * 2)
+            // Grows back toward the configured size, never to a size the host refused.
+            batchSize = min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2)
             sendNext()
-        case .retry, .throttled:
+        case .retry:
             breaker.recordFailure(at: now)
             statsBox.withLock { $0.retries += 1 }
-            var wait = max(retryDelay, breaker.remainingCooldown(at: now))
-            if case .throttled(let retryAfter) = verdict { wait = max(wait, retryAfter ?? 0, 1) }
-            retryDelay = min(options.breaker.maxCooldown, retryDelay * 2)
+            // Before the breaker opens, a short doubling delay; once open, its cooldown rules.
+            let wait = max(retryDelay, breaker.remainingCooldown(at: now))
+            retryDelay = min(options.breaker.cooldown, retryDelay * 2)
             describeFailure(outcome, batch: batch, wait: wait)
             scheduleRetry(after: wait)
-            resolveWaiters()
+        case .throttled(let retryAfter):
+            // The seed's rule: wait = max(Retry-After, breaker, 1 s).
+            breaker.recordFailure(at: now)
+            statsBox.withLock { $0.retries += 1 }
+            let wait = max(retryAfter ?? 0, breaker.remainingCooldown(at: now), 1)
+            describeFailure(outcome, batch: batch, wait: wait)
+            scheduleRetry(after: wait)
         case .tooLarge:
             breaker.recordSuccess()
             if batch.events.count > 1 {
+                refusedBatchSize = min(refusedBatchSize, batch.events.count)
                 batchSize = max(1, min(batchSize, batch.events.count) / 2)
-                analytics.logger.warning("413 for \(batch.events.count) events: batch size now \(batchSize)")
+                analytics.logger.warning("413 for \(batch.events.count) events: batch size now \(batchSize) for this session")
                 store.release(batch)
             } else {
                 store.acknowledge(batch)
                 drop(batch.events, reason: .tooLarge, status: 413)
             }
-            sendNext()
+            // Never re-sent at once: the retry floor applies.
+            scheduleRetry(after: options.initialRetryDelay)
         case .rejected(let status):
             breaker.recordSuccess()
             store.acknowledge(batch)
@@ -246,14 +272,35 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         }
     }
 
+    /// The answer to a batch that a reset abandoned: reported once, never requeued.
+    private func settleAbandoned(_ batch: PendingBatch, verdict: DeliveryVerdict) {
+        if case .delivered = verdict {
+            statsBox.withLock { $0.sent += batch.events.count }
+        } else {
+            drop(batch.events, reason: .reset, status: nil)
+        }
+        sendNext()
+    }
+
     /// Groups the log writes of one executor drain cycle: the commit runs after the events
-    /// already in the ingress.
+    /// already in the ingress. An `fsync` follows within ``Options/syncInterval``.
     private func scheduleCommit() {
         guard !commitScheduled, store.hasUncommittedRecords else { return }
         commitScheduled = true
         onExecutor { uploader in
             uploader.commitScheduled = false
             uploader.store.commit()
+            uploader.scheduleSync()
+        }
+    }
+
+    private func scheduleSync() {
+        guard syncTimer == nil, let analytics else { return }
+        syncTimer = analytics.configuration.clock.schedule(after: options.syncInterval) { [weak self] in
+            self?.onExecutor { uploader in
+                uploader.syncTimer = nil
+                uploader.store.sync()
+            }
         }
     }
 
@@ -294,6 +341,15 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         let resolved = waiters
         waiters = []
         for waiter in resolved { waiter() }
+    }
+
+    /// The request in flight: at most one per uploader, across resets too.
+    private struct InFlight {
+        let attempt: Int
+        let watchdog: any ScheduledWork
+        let batch: PendingBatch
+        /// A reset dropped the queue while this was in flight: its answer only reports it.
+        var abandoned = false
     }
 
     private func onExecutor(_ work: @escaping @Sendable (BatchUploader) -> Void) {

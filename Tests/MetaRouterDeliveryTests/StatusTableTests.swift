@@ -133,17 +133,26 @@ import Testing
         #expect(try await harness.collector.requests().count == 2)
     }
 
-    @Test func payloadTooLargeHalvesThenRecovers() async throws {
+    @Test func payloadTooLargeHalvesWaitsAndNeverGrowsBackToARefusedSize() async throws {
         let harness = try DeliveryHarness { $0.upload.maxBatchSize = 8 }
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: 413), ScriptedResponse(status: 413)])
         harness.track(16)
         await harness.client.flushAndWait()
+        #expect(try await harness.collector.requests().map(\.events.count) == [8])
+        // A 413 is never re-sent at once: the retry floor (1 s) applies.
+        await harness.advance(by: 0.5)
+        #expect(try await harness.collector.requests().count == 1)
+        await harness.advance(by: 0.5)
+        await harness.client.flushAndWait()
+        await harness.advance(by: 1)
+        await harness.client.flushAndWait()
         let requests = try await harness.collector.requests()
-        #expect(requests.map(\.events.count) == [8, 4, 2, 4, 8, 2])
+        // Refused at 8 and at 4: after 2 succeeds it grows back, but only up to 3.
+        #expect(requests.map(\.events.count) == [8, 4, 2, 3, 3, 3, 3, 2])
         let accepted = try await harness.collector.acceptedEvents()
         #expect(accepted.compactMap(\.number) == Array(0..<16))
-        #expect(await harness.status().maxBatchSize == 8)
+        #expect(await harness.status().maxBatchSize == 3)
     }
 
     @Test func payloadTooLargeDropsOnlyASingleOversizedEvent() async throws {
@@ -153,6 +162,10 @@ import Testing
             ScriptedResponse(status: 413), ScriptedResponse(status: 413), ScriptedResponse(status: 200),
         ])
         harness.track(2)
+        await harness.client.flushAndWait()
+        await harness.advance(by: 1)
+        await harness.client.flushAndWait()
+        await harness.advance(by: 1)
         await harness.client.flushAndWait()
         let requests = try await harness.collector.requests()
         #expect(requests.map(\.events.count) == [2, 1, 1])

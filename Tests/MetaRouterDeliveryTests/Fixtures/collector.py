@@ -21,7 +21,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
-STATE = {"requests": [], "responses": [], "default": {"status": 200}, "fail_rate": 0.0,
+STATE = {"requests": [], "in_flight": 0, "responses": [], "default": {"status": 200}, "fail_rate": 0.0,
          "fail_status": 503, "random": random.Random(0)}
 
 
@@ -91,14 +91,21 @@ class Handler(BaseHTTPRequestHandler):
                   "status": response.get("status", 200), "dropped": bool(response.get("drop")),
                   "time": time.time()}
         with LOCK:
+            # Other event requests being answered when this one arrived: 0 unless they overlap.
+            record["overlapping"] = STATE["in_flight"]
+            STATE["in_flight"] += 1
             STATE["requests"].append(record)
-        if response.get("delay"):
-            time.sleep(float(response["delay"]))
-        if response.get("drop"):
-            self.close_connection = True
-            self.connection.close()
-            return
-        self.reply(int(response.get("status", 200)), b"{}", response.get("headers"))
+        try:
+            if response.get("delay"):
+                time.sleep(float(response["delay"]))
+            if response.get("drop"):
+                self.close_connection = True
+                self.connection.close()
+                return
+            self.reply(int(response.get("status", 200)), b"{}", response.get("headers"))
+        finally:
+            with LOCK:
+                STATE["in_flight"] -= 1
 
 
 def main():

@@ -12,6 +12,8 @@ struct RecordedRequest: Sendable {
     let body: JSON?
     let status: Int
     let dropped: Bool
+    /// Other event requests the collector was still answering when this one arrived.
+    var overlapping = 0
 
     /// The batch's events, when the body was `{"batch": [...]}`.
     var events: [JSON] { body?["batch"]?.arrayValue ?? [] }
@@ -92,7 +94,8 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
                 headers: item["headers"]?.objectValue?.compactMapValues(\.stringValue) ?? [:],
                 body: item["body"].flatMap { $0.isNull ? nil : $0 },
                 status: Int(item["status"]?.int64Value ?? 0),
-                dropped: item["dropped"]?.boolValue ?? false)
+                dropped: item["dropped"]?.boolValue ?? false,
+                overlapping: Int(item["overlapping"]?.int64Value ?? 0))
         }
     }
 
