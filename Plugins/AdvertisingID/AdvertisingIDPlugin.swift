@@ -23,11 +23,14 @@ public final class AdvertisingIDPlugin: EventPlugin {
     /// Creates the plugin; it loads the stored id when it joins a client.
     public init() {}
 
-    /// Loads the stored id.
+    /// The id iOS reports when the user limited or denied tracking.
+    static let limitedTrackingId = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// Loads the stored id (an all-zero one stored by an older version counts as none).
     public func configure(analytics: AnalyticsClient) {
         store = analytics.configuration.storage
         logger = analytics.logger
-        advertisingId = store?.string(forKey: Self.storageKey)
+        advertisingId = store?.string(forKey: Self.storageKey).flatMap { UUID(uuidString: $0) == Self.limitedTrackingId ? nil : $0 }
     }
 
     /// Sets (or, with `nil`, clears) the id. Invalid values are rejected with a warning.
@@ -37,8 +40,14 @@ public final class AdvertisingIDPlugin: EventPlugin {
             return
         }
         let trimmed = newValue.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard UUID(uuidString: trimmed) != nil else {
+        guard let uuid = UUID(uuidString: trimmed) else {
             logger?.warning("rejected advertising id \"\(newValue)\": not a UUID")
+            return
+        }
+        // iOS returns the all-zero id when tracking is limited or denied: that is no id.
+        guard uuid != Self.limitedTrackingId else {
+            logger?.debug("advertising id is all zeros (tracking limited): treated as no id")
+            clear()
             return
         }
         advertisingId = trimmed

@@ -68,6 +68,10 @@ public struct InitOptions: Sendable {
     public var maxDiskBytes = 50 * 1024 * 1024
     /// Seconds an upload may take (default 15).
     public var requestTimeoutSeconds: TimeInterval = 15
+    /// Allows plain `http://` to a host that is not loopback. Off by default: the write key
+    /// travels in every body, so it must not cross a network in clear text. Loopback
+    /// (`localhost`, `127.0.0.0/8`, `::1`) is always allowed.
+    public var allowInsecureHTTP = false
 
     /// The seed README's initializer, with the host as a string.
     public init(
@@ -108,11 +112,27 @@ public struct InitOptions: Sendable {
     public func validationErrors() -> [String] {
         var errors: [String] = []
         if writeKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { errors.append("writeKey is empty") }
-        if hostURL == nil { errors.append("ingestionHost \"\(ingestionHost)\" is not an http(s) URL with a host") }
+        if let url = hostURL {
+            if url.scheme?.lowercased() == "http", !allowInsecureHTTP, !Self.isLoopback(url.host ?? "") {
+                errors.append(
+                    "ingestionHost \"\(ingestionHost)\" uses plain http to a host that is not loopback; the write key would travel "
+                        + "in clear text: use https, or set allowInsecureHTTP = true if the network is trusted")
+            }
+        } else {
+            errors.append("ingestionHost \"\(ingestionHost)\" is not an http(s) URL with a host")
+        }
         if flushIntervalSeconds <= 0 { errors.append("flushIntervalSeconds must be > 0 (got \(flushIntervalSeconds))") }
         if maxQueueEvents <= 0 { errors.append("maxQueueEvents must be > 0 (got \(maxQueueEvents))") }
         if maxDiskEvents < 0 { errors.append("maxDiskEvents must be >= 0 (got \(maxDiskEvents))") }
         return errors
+    }
+
+    /// Whether `host` names this machine: `localhost`, an address in `127.0.0.0/8`, or `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     /// The ingestion host as a URL: whitespace and one trailing slash trimmed; `nil` unless it

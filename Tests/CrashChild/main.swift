@@ -6,6 +6,9 @@ import MetaRouter
 //   MetaRouterCrashChild track <directory> <host> <first index>
 //       tracks numbered events until killed; after each group it waits one drain cycle and
 //       prints "durable <index>": every event up to that index has reached the event log.
+//   MetaRouterCrashChild load <directory> <host> <first index>
+//       tracks numbered events at 2,000 per second until killed; after every 10 it prints
+//       "<last index> <monotonic ns>", the moment track() had returned for them.
 //   MetaRouterCrashChild drain <directory> <host>
 //       opens the same log, delivers everything, prints "drained <count>" and exits.
 //   MetaRouterCrashChild serve <directory> <host> <count>
@@ -57,6 +60,21 @@ case "track":
         await analytics.client.settle()
         await analytics.client.settle()
         say("durable \(index - 1)")
+    }
+case "load":
+    let first = Int(arguments.count > 4 ? arguments[4] : "0") ?? 0
+    var index = first
+    let start = DispatchTime.now().uptimeNanoseconds
+    while DispatchTime.now().uptimeNanoseconds - start < 30_000_000_000 {
+        for _ in 0..<10 {
+            analytics.track("Load Test", properties: ["n": index])
+            index += 1
+        }
+        let now = DispatchTime.now().uptimeNanoseconds
+        say("\(index - 1) \(now)")
+        // Paced at 2,000 events/s: the next group is due when its share of time has passed.
+        let due = start + UInt64(index - first) * 500_000
+        if due > now { usleep(UInt32((due - now) / 1_000)) }
     }
 case "drain":
     let deadline = Date().addingTimeInterval(30)

@@ -11,8 +11,12 @@ import Testing
     private static var childURL: URL { CrashChildLocator.url }
 
     /// Runs the child; returns its stdout lines once it exits (or once `killAfter` passes and
-    /// it has been killed).
+    /// it has been killed), and the monotonic time of the kill.
     private func runChild(_ arguments: [String], killAfter: TimeInterval? = nil) throws -> [String] {
+        try runChildTimed(arguments, killAfter: killAfter).lines
+    }
+
+    private func runChildTimed(_ arguments: [String], killAfter: TimeInterval? = nil) throws -> (lines: [String], killedAt: UInt64) {
         let process = Process()
         process.executableURL = Self.childURL
         process.arguments = arguments
@@ -20,13 +24,68 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        var killedAt: UInt64 = 0
         if let killAfter {
             Thread.sleep(forTimeInterval: killAfter)
+            killedAt = DispatchTime.now().uptimeNanoseconds
             kill(process.processIdentifier, SIGKILL)
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), killedAt)
+    }
+
+    /// A producer at 2,000 events/s is killed at random moments, twelve times, while the host
+    /// is down (503s, or answers that never come in time) or up with requests in flight.
+    /// Nothing tracked 100 ms or more before a kill is lost, and every duplicate carries the
+    /// same messageId and the same Idempotency-Key as its first delivery.
+    @Test func nothingTrackedBeforeAKillUnderLoadIsLost() async throws {
+        let collector = try Collector()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var expected: [Int] = []
+        var tracked = 0
+        var random = SystemRandomNumberGenerator()
+        for round in 0..<12 {
+            let first = round * 1_000_000
+            switch round % 3 {
+            case 0: try await collector.script(fallback: ScriptedResponse(status: 503))
+            case 1: try await collector.script(fallback: ScriptedResponse(status: 200, delay: 0.05))
+            default: try await collector.script(fallback: ScriptedResponse(status: 200, delay: 5))
+            }
+            let (lines, killedAt) = try runChildTimed(
+                ["load", directory.url.path, collector.baseURL.absoluteString, String(first)],
+                killAfter: Double.random(in: 0.3...1.2, using: &random))
+            let stamped = lines.compactMap { line -> (index: Int, at: UInt64)? in
+                let parts = line.split(separator: " ")
+                guard parts.count == 2, let index = Int(parts[0]), let at = UInt64(parts[1]) else { return nil }
+                return (index, at)
+            }
+            tracked += (stamped.last?.index).map { $0 - first + 1 } ?? 0
+            if let lastSafe = stamped.last(where: { $0.at + 100_000_000 <= killedAt }) {
+                expected += Array(first...lastSafe.index)
+            }
+            try await collector.script(fallback: ScriptedResponse(status: 200))
+            let drained = try runChild(["drain", directory.url.path, collector.baseURL.absoluteString])
+            #expect(drained.last?.hasPrefix("drained") == true, "round \(round): \(drained)")
+        }
+        let requests = try await collector.requests().filter { $0.status == 200 && !$0.dropped }
+        var deliveries: [Int: Set<String>] = [:]
+        var keys: [Int: Set<String>] = [:]
+        for request in requests {
+            for event in request.events {
+                guard let number = event.number, let id = event["messageId"]?.stringValue else { continue }
+                deliveries[number, default: []].insert(id)
+                keys[number, default: []].insert(request.headers["idempotency-key"] ?? "")
+            }
+        }
+        #expect(tracked >= 12 * 500, "the producer tracked too little to test anything: \(tracked)")
+        let missing = expected.filter { deliveries[$0] == nil }
+        let missingByRound = Dictionary(grouping: missing) { $0 / 1_000_000 }.mapValues { "\($0.count) from \($0.min() ?? 0 % 1_000_000)" }
+        #expect(missing.isEmpty, "\(missing.count) of \(expected.count) events tracked ≥ 100 ms before a kill never arrived, by round: \(missingByRound)")
+        #expect(deliveries.values.allSatisfy { $0.count == 1 }, "a duplicate arrived with a different messageId")
+        #expect(keys.values.allSatisfy { $0.count == 1 }, "a duplicate arrived under a different Idempotency-Key")
     }
 
     @Test func everyDurableEventSurvivesSIGKILL() async throws {
