@@ -151,6 +151,7 @@ import Testing
         #expect(anonymousId == events[0].anonymousId)
         await MetaRouter.Analytics.resetAndWait()
         #expect(await shared.getAnonymousId() != anonymousId)
-        await MetaRouter.Analytics.shutdownAll()
+        // Only this test's instance: other tests in the same parallel run own theirs.
+        await (analytics as? MetaRouterClient)?.shutdown()
     }
 }
