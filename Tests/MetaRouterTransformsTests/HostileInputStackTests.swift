@@ -60,7 +60,7 @@ import Testing
 
     @Test func deepSegmentIRIsAnError() {
         var ir: JSON = "properties.x"
-        for _ in 0..<200 { ir = ["!", ir] }
+        for _ in 0..<100 { ir = ["!", ir] }
         let settings: JSON = ["routingRules": [["matchers": [["type": "fql", "ir": .string(JSONWriter.string(ir))]], "transformers": [[["type": "drop"]]]]]]
         let message: String? = SmallStack.run {
             do {
