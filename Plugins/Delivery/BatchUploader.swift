@@ -187,9 +187,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
             return resolveWaiters()
         }
-        // The batch's key and events reach stable storage before the request leaves: one
-        // `fsync` per request, however many events arrive meanwhile.
-        store.sync()
+        // The batch's key and events reach the log (`write(2)`) before the request leaves; an
+        // `fsync` follows on a background queue, never holding up the executor.
+        store.requestSync()
         var headers = format.headers
         headers["Idempotency-Key"] = batch.idempotencyKey
         if tracing { headers["Trace"] = "true" }
@@ -299,7 +299,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         syncTimer = analytics.configuration.clock.schedule(after: options.syncInterval) { [weak self] in
             self?.onExecutor { uploader in
                 uploader.syncTimer = nil
-                uploader.store.sync()
+                uploader.store.requestSync()
             }
         }
     }

@@ -60,8 +60,12 @@ public protocol EventStore: AnyObject {
     var hasUncommittedRecords: Bool { get }
     /// Writes the changes made since the last commit (a durable store groups them).
     func commit()
-    /// Commits and makes the changes durable (`fsync`).
+    /// Commits and makes the changes durable (`fsync`) before returning: for background,
+    /// terminate and shutdown.
     func sync()
+    /// Commits, and makes the changes durable soon without waiting for the disk: the grouped
+    /// `fsync` while events flow, which must not hold up the executor.
+    func requestSync()
 }
 
 extension EventStore {
@@ -71,6 +75,8 @@ extension EventStore {
     public func commit() {}
     /// Nothing to write.
     public func sync() {}
+    /// A store without a background path syncs in place.
+    public func requestSync() { sync() }
 }
 
 /// The in-memory queue: a ring of events with drop-oldest eviction at `capacity`.

@@ -183,6 +183,14 @@ public final class DiskEventStore: EventStore {
         return removed.map(\.event)
     }
 
+    /// Commits, then `fsync`s the active segment on a background queue (through a duplicate
+    /// descriptor, so rolling the segment meanwhile is safe). Requests made while one is
+    /// pending are folded into it.
+    public func requestSync() {
+        commit()
+        files.syncInBackground()
+    }
+
     /// Writes the records gathered since the last commit in one go; rolls and deletes segments.
     public func commit() {
         guard !buffer.isEmpty else { return }

@@ -34,6 +34,9 @@ final class SegmentFiles {
     private(set) var activeSize = 0
     private(set) var bytesWritten = 0
     private var descriptor: Int32 = -1
+    /// Where background `fsync`s run, one at a time.
+    private let syncQueue = DispatchQueue(label: "metarouter.event-log.fsync")
+    private let syncPending = Locked(false)
 
     init(directory: URL) {
         self.directory = directory
@@ -138,6 +141,24 @@ final class SegmentFiles {
     /// Flushes the active segment to stable storage.
     func sync() {
         if descriptor >= 0 { fsync(descriptor) }
+    }
+
+    /// Flushes the active segment to stable storage on ``syncQueue``, without waiting. A
+    /// segment closed since was `fsync`ed when it was closed.
+    func syncInBackground() {
+        let alreadyPending = syncPending.withLock { pending -> Bool in
+            defer { pending = true }
+            return pending
+        }
+        guard descriptor >= 0, !alreadyPending else { return }
+        let copy = dup(descriptor)
+        let pending = syncPending
+        guard copy >= 0 else { return pending.withLock { $0 = false } }
+        syncQueue.async {
+            pending.withLock { $0 = false }
+            fsync(copy)
+            close(copy)
+        }
     }
 
     /// Deletes one segment this log owns.
