@@ -51,60 +51,62 @@ public enum RuleAction: Sendable, Hashable {
     }
 }
 
-/// A compiled action: returns `false` to drop the event.
-typealias CompiledAction = @Sendable (inout Event) throws(RuleRuntimeError) -> Bool
+/// A compiled action: returns `false` to drop the event. It throws only ``RuleRuntimeError``,
+/// but its type says untyped `throws`: a typed-throws function *type* stored as a value needs
+/// runtime support that Apple platforms have only from iOS 18 / macOS 15, above our floor.
+typealias CompiledAction = @Sendable (inout Event) throws -> Bool
 
 extension RuleAction {
     func compiled() -> CompiledAction {
         switch self {
         case .drop:
-            return { _ throws(RuleRuntimeError) in false }
+            return { _ throws in false }
         case .sample(let percent, let path):
-            guard let path else { return { _ throws(RuleRuntimeError) in Double.random(in: 0..<100) < percent } }
+            guard let path else { return { _ throws in Double.random(in: 0..<100) < percent } }
             let read = EventAccess.reader(path)
-            return { event throws(RuleRuntimeError) in Sampling.bucket(of: read(event)) < percent }
+            return { event throws in Sampling.bucket(of: read(event)) < percent }
         case .set(let path, let expression):
             let value = Evaluator.compile(expression)
-            return { event throws(RuleRuntimeError) in
+            return { event throws in
                 try EventAccess.write(value(event), at: path, in: &event, createParents: true)
                 return true
             }
         case .copy(let source, let target), .move(let source, let target):
             let read = EventAccess.reader(source)
             let removesSource = { if case .move = self { return true } else { return false } }()
-            return { event throws(RuleRuntimeError) in
+            return { event throws in
                 guard let value = read(event) else { return true }
                 if removesSource { try EventAccess.write(nil, at: source, in: &event, createParents: false) }
                 try EventAccess.write(value, at: target, in: &event, createParents: true)
                 return true
             }
         case .delete(let path):
-            return { event throws(RuleRuntimeError) in
+            return { event throws in
                 try EventAccess.write(nil, at: path, in: &event, createParents: false)
                 return true
             }
         case .allow(let path, let keys):
             let kept = Set(keys)
-            return { event throws(RuleRuntimeError) in
+            return { event throws in
                 try KeyFilter.apply(at: path, in: &event) { $0.filter { kept.contains($0.key) } }
                 return true
             }
         case .remove(let path, let keys):
             let removed = Set(keys)
-            return { event throws(RuleRuntimeError) in
+            return { event throws in
                 try KeyFilter.apply(at: path, in: &event) { $0.filter { !removed.contains($0.key) } }
                 return true
             }
         case .toString(let path):
             let read = EventAccess.reader(path)
-            return { event throws(RuleRuntimeError) in
+            return { event throws in
                 guard let value = read(event) else { return true }
                 try EventAccess.write(Functions.stringValue(value), at: path, in: &event, createParents: false)
                 return true
             }
         case .map(let entries):
             let readers = entries.map { entry in (entry, (entry.copy ?? entry.move).map(EventAccess.reader)) }
-            return { event throws(RuleRuntimeError) in
+            return { event throws in
                 let before = event
                 for (entry, read) in readers {
                     var value: JSON?

@@ -121,8 +121,9 @@ public struct RuleSet: Sendable {
                 current = working
                 onStep?(Step(rule: entry.name, outcome: "matched"))
             } catch {
-                onFailure?(entry.rule, error)
-                onStep?(Step(rule: entry.name, outcome: "failed: \(error.message)"))
+                let failure = error as? RuleRuntimeError ?? RuleRuntimeError(message: "\(error)")
+                onFailure?(entry.rule, failure)
+                onStep?(Step(rule: entry.name, outcome: "failed: \(failure.message)"))
                 if failurePolicy == .closed { return nil }
             }
         }
