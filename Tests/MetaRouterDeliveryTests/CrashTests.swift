@@ -7,7 +7,7 @@ import Testing
 /// that is failing, restarts it with the collector up, and checks that every event the child
 /// had tracked more than one drain cycle before the kill arrives — duplicates only with the
 /// same messageId.
-@Suite struct CrashTests {
+@Suite(.serialized) struct CrashTests {
     private static var childURL: URL { CrashChildLocator.url }
 
     /// Runs the child; returns its stdout lines once it exits (or once `killAfter` passes and

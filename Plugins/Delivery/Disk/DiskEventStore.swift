@@ -83,6 +83,9 @@ public final class DiskEventStore: EventStore {
     /// What opening the log found.
     public internal(set) var recovery = RecoveryReport()
 
+    /// Buffered record bytes that are written at once, mid-cycle.
+    static let commitThreshold = 64 * 1024
+
     /// Opens (and recovers) the log in `options.directory`, or throws when another process
     /// holds it or it cannot be created.
     public init(options: Options, now: Date, logger: Logger? = nil) throws {
@@ -126,6 +129,9 @@ public final class DiskEventStore: EventStore {
         entries.append(Entry(sequence: sequence, segment: segment, event: event))
         liveBySegment[segment, default: 0] += 1
         payloadBytes += event.payload.count
+        // A backlog is written as it is worked through, not only at the end of the drain
+        // cycle: that bounds the buffer and the time an event waits for `write(2)`.
+        if buffer.count >= Self.commitThreshold { commit() }
         compactMemory()
         return evicted.map(\.event)
     }
