@@ -57,7 +57,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     private let statsBox = Locked(DeliveryStats())
 
-    private var analytics: AnalyticsClient?
+    /// Weak: the client owns this uploader through its timeline; a strong reference back would
+    /// keep every client, its URLSession, timers and the event log's lock alive for good.
+    private weak var analytics: AnalyticsClient?
     private var breaker: CircuitBreaker
     private var batchSize: Int
     private var inFlight: InFlight?
@@ -168,6 +170,14 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         syncTimer = nil
         for policy in policies { policy.stop() }
         store.sync()
+    }
+
+    /// Stops, makes what is queued durable, and releases the store (the event log's lock)
+    /// and the transport's resources: the instance is shutting down.
+    public func close() {
+        stop()
+        store.close()
+        (transport as? URLSessionTransport)?.invalidate()
     }
 
     /// The state for `getDebugInfo`.

@@ -66,6 +66,9 @@ public protocol EventStore: AnyObject {
     /// Commits, and makes the changes durable soon without waiting for the disk: the grouped
     /// `fsync` while events flow, which must not hold up the executor.
     func requestSync()
+    /// Makes everything durable and releases what the store holds (files, locks); called once
+    /// at shutdown. Later calls change nothing on disk.
+    func close()
 }
 
 extension EventStore {
@@ -77,6 +80,8 @@ extension EventStore {
     public func sync() {}
     /// A store without a background path syncs in place.
     public func requestSync() { sync() }
+    /// Nothing to release.
+    public func close() {}
 }
 
 /// The in-memory queue: a ring of events with drop-oldest eviction at `capacity`.

@@ -77,6 +77,11 @@ public final class URLSessionTransport: HTTPTransport {
         session = URLSession(configuration: configuration)
     }
 
+    /// Lets requests in flight finish, then releases the session (at shutdown).
+    public func invalidate() {
+        session.finishTasksAndInvalidate()
+    }
+
     /// Sends the request with a data task; never cancels it.
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)

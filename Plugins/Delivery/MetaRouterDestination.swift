@@ -115,7 +115,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     public func reset() { uploader?.reset() }
 
     /// Stops timers.
-    public func shutdown() { uploader?.stop() }
+    public func shutdown() { uploader?.close() }
 
     /// Restarts the flush timer and sends what is queued.
     public func applicationDidEnterForeground() {
@@ -137,7 +137,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     public func shutdown(completion: @escaping @Sendable () -> Void) {
         guard let uploader else { return completion() }
         uploader.flush { [uploader] in
-            uploader.stop()
+            uploader.close()
             completion()
         }
     }

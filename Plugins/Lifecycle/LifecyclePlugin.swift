@@ -85,18 +85,14 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
         }
     }
 
-    /// After a signal the host left to us: deliver (or persist) within the deadline, then let
-    /// the signal end the process as it would have.
+    /// After a signal the host left to us: deliver (or persist) within the deadline, then
+    /// report back; once every instance watching the signal has, it ends the process as it
+    /// would have.
     private func finishAndReraise(_ signal: Int32, _ analytics: AnalyticsClient) {
-        let finished = DispatchSemaphore(value: 0)
-        Task.detached {
-            await analytics.shutdown()
-            finished.signal()
-        }
         let deadline = terminationDeadline
-        DispatchQueue.global().async {
-            _ = finished.wait(timeout: .now() + deadline)
-            ServerProcessLifecycleSource.reraise(signal)
+        Task.detached {
+            await analytics.shutdown(timeout: deadline)
+            ServerProcessLifecycleSource.drained(signal)
         }
     }
 }

@@ -44,6 +44,15 @@ public enum MetaRouter {
             return client
         }
 
+        /// Removes a shut-down instance from the registry (and from `shared`), so the next
+        /// request for its write key creates a live one.
+        static func forget(_ client: MetaRouterClient) {
+            registry.withLock { clients in
+                if clients[client.options.writeKey] === client { clients[client.options.writeKey] = nil }
+            }
+            if proxy.target === client { proxy.unbind() }
+        }
+
         /// Initializes and waits until the instance is ready (plugins configured, identity
         /// loaded).
         public static func initializeAndWait(with options: InitOptions) async -> AnalyticsInterface {

@@ -104,7 +104,17 @@ public final class MetaRouterClient: AnalyticsInterface {
     }
 
     /// Delivers what is queued, then stops.
-    public func shutdown() async { await client.shutdown() }
+    public func shutdown() async { await shutdown(timeout: 10) }
+
+    /// Delivers or persists what is queued, stops timers, releases the event log and its lock,
+    /// and forgets this instance: `instance(for:)` with the same write key then creates a new
+    /// one, which reopens the same log. Waits at most `timeout` seconds for the plugins.
+    @discardableResult
+    public func shutdown(timeout: TimeInterval) async -> Bool {
+        let finished = await client.shutdown(timeout: timeout)
+        MetaRouter.Analytics.forget(self)
+        return finished
+    }
 
     /// The seed's debug fields, read on the executor so they are consistent with each other.
     public func getDebugInfo() async -> DebugInfo {

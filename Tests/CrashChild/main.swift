@@ -67,7 +67,7 @@ case "load":
     let start = DispatchTime.now().uptimeNanoseconds
     while DispatchTime.now().uptimeNanoseconds - start < 30_000_000_000 {
         for _ in 0..<10 {
-            analytics.track("Load Test", properties: ["n": index])
+            analytics.track("Load Test", properties: ["n": index] as [String: Any])
             index += 1
         }
         let now = DispatchTime.now().uptimeNanoseconds

@@ -39,7 +39,12 @@ import Testing
     /// is down (503s, or answers that never come in time) or up with requests in flight.
     /// Nothing tracked 100 ms or more before a kill is lost, and every duplicate carries the
     /// same messageId and the same Idempotency-Key as its first delivery.
-    @Test func nothingTrackedBeforeAKillUnderLoadIsLost() async throws {
+    ///
+    /// It brings its own load, so it runs on its own (`.ci/run` runs it in a step of its own
+    /// with `METAROUTER_LOAD_CRASH=1`): beside the whole parallel suite on two cores, a debug
+    /// build's executor can be starved for longer than the 100 ms it asserts.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["METAROUTER_LOAD_CRASH"] != nil))
+    func nothingTrackedBeforeAKillUnderLoadIsLost() async throws {
         let collector = try Collector()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
@@ -83,7 +88,7 @@ import Testing
         #expect(tracked >= 12 * 500, "the producer tracked too little to test anything: \(tracked)")
         let missing = expected.filter { deliveries[$0] == nil }
         let missingByRound = Dictionary(grouping: missing) { $0 / 1_000_000 }.mapValues { "\($0.count) from \($0.min() ?? 0 % 1_000_000)" }
-        #expect(missing.isEmpty, "\(missing.count) of \(expected.count) events tracked ≥ 100 ms before a kill never arrived, by round: \(missingByRound)")
+        #expect(missing.count == 0, "\(missing.count) of \(expected.count) events tracked ≥ 100 ms before a kill never arrived, by round: \(missingByRound)")
         #expect(deliveries.values.allSatisfy { $0.count == 1 }, "a duplicate arrived with a different messageId")
         #expect(keys.values.allSatisfy { $0.count == 1 }, "a duplicate arrived under a different Idempotency-Key")
     }

@@ -97,7 +97,7 @@ import Testing
         source.send(.willResignActive)
         source.send(.didEnterBackground)
         // No explicit flush: backgrounding sends what is queued, the Backgrounded event included.
-        let received = try await collector.waitFor { requests in
+        let received = try await collector.waitFor(timeout: 30) { requests in
             requests.flatMap(\.events).contains { $0["event"] == "Application Backgrounded" }
         }
         let names = received.flatMap(\.events).compactMap { $0["event"]?.stringValue }

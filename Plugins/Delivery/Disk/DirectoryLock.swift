@@ -11,7 +11,7 @@ import Darwin
 /// An exclusive advisory lock (`flock`) on `<directory>/lock`, held for the life of the
 /// store, so a second process opening the same directory is refused instead of sharing a queue.
 final class DirectoryLock {
-    private let descriptor: Int32
+    private var descriptor: Int32
 
     /// Takes the lock, or throws ``DiskStoreError/locked(_:)`` when another process holds it.
     init(directory: URL) throws {
@@ -25,9 +25,14 @@ final class DirectoryLock {
         self.descriptor = descriptor
     }
 
-    deinit {
+    deinit { release() }
+
+    /// Gives the lock up (once): another store may open the directory now.
+    func release() {
+        guard descriptor >= 0 else { return }
         flock(descriptor, LOCK_UN)
         close(descriptor)
+        descriptor = -1
     }
 }
 

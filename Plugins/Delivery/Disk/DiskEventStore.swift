@@ -79,6 +79,7 @@ public final class DiskEventStore: EventStore {
     var payloadBytes = 0
     var liveBySegment: [UInt64: Int] = [:]
     private var buffer: [UInt8] = []
+    private var closed = false
 
     /// What opening the log found.
     public internal(set) var recovery = RecoveryReport()
@@ -189,6 +190,16 @@ public final class DiskEventStore: EventStore {
         return removed.map(\.event)
     }
 
+    /// Writes and `fsync`s what is buffered, closes the segment and gives up the directory's
+    /// lock, so another instance (in this process or another) can open the log.
+    public func close() {
+        guard !closed else { return }
+        sync()
+        files.closeActive()
+        lock.release()
+        closed = true
+    }
+
     /// Commits, then `fsync`s the active segment on a background queue (through a duplicate
     /// descriptor, so rolling the segment meanwhile is safe). Requests made while one is
     /// pending are folded into it.
@@ -199,7 +210,7 @@ public final class DiskEventStore: EventStore {
 
     /// Writes the records gathered since the last commit in one go; rolls and deletes segments.
     public func commit() {
-        guard !buffer.isEmpty else { return }
+        guard !buffer.isEmpty, !closed else { return }
         do {
             try files.append(buffer)
             buffer.removeAll(keepingCapacity: true)

@@ -105,8 +105,14 @@ final class SegmentFiles {
         let id = max(requested, highest + 1)
         guard id < Self.maximumId else { throw DiskStoreError.io("segment ids are exhausted in \(directory.path)") }
         if descriptor >= 0 {
-            fsync(descriptor)
-            close(descriptor)
+            // The finished segment is made durable and closed on the sync queue: an `fsync`
+            // can take hundreds of milliseconds on a busy disk, and the executor must not wait.
+            let finished = descriptor
+            syncQueue.async {
+                fsync(finished)
+                close(finished)
+            }
+            descriptor = -1
         }
         let url = directory.appendingPathComponent(String(format: "segment-%016llx.log", id))
         let opened = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
@@ -122,6 +128,7 @@ final class SegmentFiles {
 
     /// Appends `bytes` to the active segment (one `write` call in the common case).
     func append(_ bytes: [UInt8]) throws {
+        guard descriptor >= 0 else { throw DiskStoreError.io("the event log is closed") }
         var written = 0
         try bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
@@ -136,6 +143,16 @@ final class SegmentFiles {
         }
         activeSize += written
         bytesWritten += written
+    }
+
+    /// Flushes and closes the active segment; later appends fail.
+    func closeActive() {
+        // Finished segments still being made durable in the background are waited for.
+        syncQueue.sync {}
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+        descriptor = -1
     }
 
     /// Flushes the active segment to stable storage.

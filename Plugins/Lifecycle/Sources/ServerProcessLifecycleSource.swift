@@ -16,49 +16,36 @@ import Darwin
 /// handler the host installed is left alone: the host calls `shutdown()` itself.
 public final class ServerProcessLifecycleSource: LifecycleSource {
     private let signals: [Int32]
-    private let sources = Locked<[any DispatchSourceSignal]>([])
+    private let tokens = Locked<[(signal: Int32, token: UInt64)]>([])
 
     /// A source that handles `signals` the host has not claimed.
     public init(terminateOnSignals signals: [Int32] = []) {
         self.signals = signals
     }
 
-    /// Reports `launched`, then watches the signals.
+    /// Reports `launched`, then watches the signals. Every instance that asks for a signal is
+    /// told when it arrives; the process ends once all of them have drained.
     public func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
         handler(.launched(inBackground: false))
         for number in signals {
-            let previous = signal(number, SIG_IGN)
-            guard previous == nil else {
-                // The host has a handler (or ignores the signal): leave it in place.
-                signal(number, previous)
-                continue
-            }
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(.willTerminate(signal: number)) }
-            source.resume()
-            sources.withLock { $0.append(source) }
+            guard let token = SignalHub.shared.watch(number, handler: { handler(.willTerminate(signal: number)) }) else { continue }
+            tokens.withLock { $0.append((number, token)) }
         }
     }
 
-    /// Stops watching the signals.
+    /// Stops watching the signals; when no instance watches one any more, its earlier
+    /// disposition is restored.
     public func stop() {
-        let taken = sources.withLock { sources -> [any DispatchSourceSignal] in
-            defer { sources = [] }
-            return sources
+        let taken = tokens.withLock { tokens -> [(signal: Int32, token: UInt64)] in
+            defer { tokens = [] }
+            return tokens
         }
-        for source in taken { source.cancel() }
+        for (number, token) in taken { SignalHub.shared.unwatch(number, token: token) }
     }
 
-    /// Restores the default disposition of `number` and raises it again in this thread, with
-    /// the signal unblocked (Dispatch blocks watched signals in its threads). Should it still not
-    /// end the process, exits with the shell's status for that signal.
-    static func reraise(_ number: Int32) {
-        signal(number, SIG_DFL)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        sigaddset(&mask, number)
-        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
-        raise(number)
-        exit(128 + number)
+    /// Reports that this instance has drained after `number`; the last instance to do so lets
+    /// the signal end the process.
+    static func drained(_ number: Int32) {
+        SignalHub.shared.drained(number)
     }
 }

@@ -127,7 +127,7 @@ public final class AnalyticsClient: Sendable {
 
     /// Flushes and returns once every destination's attempt has resolved.
     public func flushAndWait() async {
-        await completeOnPlugins { plugin, done in
+        _ = await completeOnPlugins { plugin, done in
             if let completing = plugin as? any CompletingPlugin { completing.flush(completion: done) } else { plugin.flush(); done() }
         }
     }
@@ -155,12 +155,17 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// Stops the client: later calls are dropped; every plugin shuts down (delivering or
-    /// persisting what it holds). Returns when all have finished.
-    public func shutdown() async {
+    /// persisting what it holds). Returns when all have finished, or after `timeout` seconds
+    /// (a plugin that never calls back is reported, not waited for). Returns whether every
+    /// plugin finished in time.
+    @discardableResult
+    public func shutdown(timeout: TimeInterval = 10) async -> Bool {
         status.withLock { if $0.lifecycle != .disabled { $0.lifecycle = .shutDown } }
-        await completeOnPlugins { plugin, done in
+        let finished = await completeOnPlugins(deadline: timeout) { plugin, done in
             if let completing = plugin as? any CompletingPlugin { completing.shutdown(completion: done) } else { plugin.shutdown(); done() }
         }
+        if !finished { logger.warning("shutdown: a plugin did not finish within \(timeout) s; not waiting for it") }
+        return finished
     }
 
     /// Disables the client for good: later calls are dropped with a log line and
@@ -175,17 +180,29 @@ public final class AnalyticsClient: Sendable {
         if first { logger.error("client disabled: \(reason)") }
     }
 
-    private func completeOnPlugins(_ body: @escaping (any Plugin, @escaping @Sendable () -> Void) -> Void) async {
+    /// Runs `body` on every plugin and waits until each has called back once — a second call
+    /// is ignored — or until `deadline` seconds pass. Returns whether all called back in time.
+    private func completeOnPlugins(
+        deadline: TimeInterval? = nil, _ body: @escaping (any Plugin, @escaping @Sendable () -> Void) -> Void
+    ) async -> Bool {
         let work = OperationHandoff(body)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let resumed = Locked(false)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let finish: @Sendable (Bool) -> Void = { inTime in
+                if resumed.firstTime() { continuation.resume(returning: inTime) }
+            }
             executor.submit(.operation { timeline in
                 let group = DispatchGroup()
                 timeline.apply { plugin in
                     group.enter()
-                    work.body(plugin) { group.leave() }
+                    let called = Locked(false)
+                    work.body(plugin) { if called.firstTime() { group.leave() } }
                 }
-                group.notify(queue: .global()) { continuation.resume() }
+                group.notify(queue: .global()) { finish(true) }
             })
+            if let deadline {
+                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline)) { finish(false) }
+            }
         }
     }
 

@@ -4,7 +4,10 @@ import Foundation
 ///
 /// The toolchain's `Synchronization.Mutex` needs iOS 18 / macOS 15, above this package's
 /// deployment targets, so the guard here is an `NSLock`, which every supported platform has.
-public final class Locked<Value>: @unchecked Sendable {  // every access to `value` holds `lock`
+///
+/// It is `Sendable` only when `Value` is: a lock makes access exclusive, but it cannot make a
+/// non-Sendable value safe to hand to another thread once it is read out.
+public final class Locked<Value> {
     private let lock = NSLock()
     private var value: Value
 
@@ -20,4 +23,17 @@ public final class Locked<Value>: @unchecked Sendable {  // every access to `val
 
     /// A copy of the current value.
     public var current: Value { withLock { $0 } }
+}
+
+extension Locked: @unchecked Sendable where Value: Sendable {}  // every access to `value` holds `lock`
+
+extension Locked where Value == Bool {
+    /// Sets the flag and returns whether this was the first call to set it: for callbacks
+    /// that must act once however often they are called.
+    public func firstTime() -> Bool {
+        withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
 }

@@ -1,0 +1,107 @@
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Instances that live and die cleanly: a shut-down instance releases its log and lock and
+/// leaves the registry, a client nobody holds goes away, shutdown is bounded, and signal
+/// dispositions are given back.
+@Suite struct InstanceLifetimeTests {
+    private func options(_ key: String, host: URL, directory: URL) -> InitOptions {
+        var options = InitOptions(writeKey: key, ingestionHost: host.absoluteString, flushIntervalSeconds: 3600)
+        options.storageDirectory = directory
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = RecordingLogSink()
+        options.requestTimeoutSeconds = 5
+        return options
+    }
+
+    @Test func afterShutdownTheWriteKeyGetsALiveInstanceThatDeliversWhatWasLeft() async throws {
+        let collector = try Collector()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "lifetime-\(UUID())"
+        try await collector.script(fallback: ScriptedResponse(status: 503))
+        let first = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
+        for index in 0..<5 { first.track("Left Behind", properties: ["n": index]) }
+        await first.flushAndWait()
+        await first.shutdown()
+
+        try await collector.script(fallback: ScriptedResponse(status: 200))
+        let second = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
+        #expect(second !== first)
+        #expect(second.configurationError == nil)
+        let info = await second.getDebugInfo()
+        #expect(info.error == nil, "the second instance could not open the log: \(info.error ?? "")")
+        await second.flushAndWait()
+        let numbers = try await collector.acceptedEvents().compactMap(\.number)
+        #expect(numbers == [0, 1, 2, 3, 4])
+        await second.shutdown()
+    }
+
+    @Test func aClientNobodyHoldsGoesAway() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        weak var released: MetaRouterClient?
+        do {
+            let client = MetaRouter.Analytics.instance(
+                for: options("weak-\(UUID())", host: URL(string: "http://127.0.0.1:9")!, directory: directory.url))
+            client.track("Once")
+            await client.client.settle()
+            await client.shutdown(timeout: 1)
+            released = client
+        }
+        // The executor may still hold it for the drain cycle that ran the shutdown.
+        let deadline = Date().addingTimeInterval(5)
+        while released != nil, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(released == nil, "the client is still alive after shutdown with no one holding it")
+    }
+
+    /// A plugin that never calls back, and one that calls back twice.
+    final class Misbehaving: CompletingPlugin, @unchecked Sendable {  // fields are read on the executor only
+        let type = PluginType.after
+        let callsBack: Int
+        init(callsBack: Int) { self.callsBack = callsBack }
+        func flush(completion: @escaping @Sendable () -> Void) { for _ in 0..<callsBack { completion() } }
+        func shutdown(completion: @escaping @Sendable () -> Void) { for _ in 0..<callsBack { completion() } }
+    }
+
+    @Test func shutdownIsBoundedAndToleratesPluginsThatCallBackTwiceOrNever() async {
+        let twice = AnalyticsClient(configuration: Configuration(writeKey: "twice", logger: Logger(sink: RecordingLogSink())), plugins: [Misbehaving(callsBack: 2)])
+        await twice.flushAndWait()
+        #expect(await twice.shutdown(timeout: 5))
+        let logs = RecordingLogSink()
+        let never = AnalyticsClient(configuration: Configuration(writeKey: "never", logger: Logger(sink: logs)), plugins: [Misbehaving(callsBack: 0)])
+        let started = Date()
+        #expect(await never.shutdown(timeout: 0.2) == false)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(logs.messages.contains { $0.contains("did not finish within") })
+    }
+
+    private func disposition(_ number: Int32) -> String {
+        var action = sigaction()
+        sigaction(number, nil, &action)
+        let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+        return handler == 0 ? "default" : handler == 1 ? "ignore" : "handler"
+    }
+
+    @Test func signalDispositionsAreGivenBackWhenTheLastInstanceStops() {
+        let number = SIGUSR2
+        #expect(disposition(number) == "default")
+        let first = ServerProcessLifecycleSource(terminateOnSignals: [number])
+        let second = ServerProcessLifecycleSource(terminateOnSignals: [number])
+        first.start { _ in }
+        second.start { _ in }
+        // Watched: Dispatch's handler on Linux (the default action is set aside).
+        #expect(disposition(number) != "default")
+        first.stop()
+        #expect(disposition(number) != "default", "the second instance still watches the signal")
+        second.stop()
+        #expect(disposition(number) == "default")
+    }
+}
