@@ -12,8 +12,9 @@ import MetaRouter
 //   MetaRouterCrashChild drain <directory> <host>
 //       opens the same log, delivers everything, prints "drained <count>" and exits.
 //   MetaRouterCrashChild serve <directory> <host> <count>
-//       a server with lifecycle tracking and SIGTERM handling: queues <count> events without
-//       sending them, prints "ready <count>", and waits for a signal.
+//       a server with two instances (two write keys), each with lifecycle tracking and SIGTERM
+//       handling: each queues <count> events without sending them (the second numbers its
+//       events from 1000), prints "ready <count>", and waits for a signal.
 
 struct StandardErrorSink: LogSink {
     func log(level: LogLevel, message: String) {
@@ -21,8 +22,8 @@ struct StandardErrorSink: LogSink {
     }
 }
 
-func makeInstance(directory: String, host: String, serving: Bool = false) -> MetaRouterClient {
-    var options = InitOptions(writeKey: "crash-test-key", ingestionHost: host, flushIntervalSeconds: serving ? 3600 : 1)
+func makeInstance(directory: String, host: String, serving: Bool = false, writeKey: String = "crash-test-key") -> MetaRouterClient {
+    var options = InitOptions(writeKey: writeKey, ingestionHost: host, flushIntervalSeconds: serving ? 3600 : 1)
     if serving {
         options.terminateOnSignals = [SIGTERM]
         options.trackLifecycleEvents = true
@@ -88,8 +89,14 @@ case "drain":
     say("drained \(info.stats.sent) remaining \(info.queueLength)")
 case "serve":
     let count = Int(arguments.count > 4 ? arguments[4] : "100") ?? 100
-    for index in 0..<count { analytics.track("Served", properties: ["n": index]) }
+    // A second instance (another tenant) that asked for SIGTERM too: both must drain.
+    let second = makeInstance(directory: arguments[2] + "/second", host: arguments[3], serving: true, writeKey: "crash-test-key-2")
+    for index in 0..<count {
+        analytics.track("Served", properties: ["n": index])
+        second.track("Served", properties: ["n": 1_000 + index])
+    }
     await analytics.client.settle()
+    await second.client.settle()
     say("ready \(count)")
     while true { try? await Task.sleep(nanoseconds: 1_000_000_000) }
 default:
