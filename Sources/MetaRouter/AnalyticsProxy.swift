@@ -7,6 +7,8 @@ import Foundation
 public final class AnalyticsProxy: AnalyticsInterface {
     private struct State {
         var target: MetaRouterClient?
+        /// The client being bound while kept calls are replayed into it.
+        var binding: MetaRouterClient?
         var pending: [@Sendable (MetaRouterClient) -> Void] = []
         var waiting: [CheckedContinuation<MetaRouterClient, Never>] = []
     }
@@ -21,18 +23,34 @@ public final class AnalyticsProxy: AnalyticsInterface {
 
     /// Binds `client` unless one is bound already; replays what was kept. Returns whether it
     /// bound.
+    ///
+    /// The kept calls are replayed outside the lock, a batch at a time; calls made meanwhile
+    /// are kept behind them, and the client becomes the target only once nothing is left, so
+    /// the order holds without running client code under the proxy's lock.
     @discardableResult
     func bind(_ client: MetaRouterClient) -> Bool {
-        let waiting = state.withLock { state -> [CheckedContinuation<MetaRouterClient, Never>]? in
-            guard state.target == nil else { return nil }
-            for call in state.pending { call(client) }
-            state.pending = []
-            state.target = client
-            let waiting = state.waiting
-            state.waiting = []
-            return waiting
+        let claimed = state.withLock { state -> Bool in
+            guard state.target == nil, state.binding == nil else { return false }
+            state.binding = client
+            return true
         }
-        guard let waiting else { return false }
+        guard claimed else { return false }
+        var waiting: [CheckedContinuation<MetaRouterClient, Never>] = []
+        while true {
+            let batch = state.withLock { state -> [@Sendable (MetaRouterClient) -> Void] in
+                guard state.pending.isEmpty else {
+                    defer { state.pending = [] }
+                    return state.pending
+                }
+                state.target = client
+                state.binding = nil
+                waiting = state.waiting
+                state.waiting = []
+                return []
+            }
+            if batch.isEmpty { break }
+            for call in batch { call(client) }
+        }
         for continuation in waiting { continuation.resume(returning: client) }
         return true
     }

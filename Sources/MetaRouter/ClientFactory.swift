@@ -3,7 +3,27 @@ import Foundation
 /// Turns ``InitOptions`` into a running ``MetaRouterClient`` with the default plugins, or an
 /// inert one when the options are invalid.
 enum ClientFactory {
-    static func make(_ options: InitOptions) -> MetaRouterClient {
+    /// What `prepare` produced: an inert instance for invalid options, or everything a live
+    /// one needs, with every piece of caller code (the plugin factory, a custom store) already
+    /// run, so that starting it — under the registry's lock — runs none.
+    enum Prepared {
+        case inert(MetaRouterClient)
+        case ready(configuration: Configuration, plugins: [any Plugin], options: InitOptions)
+
+        /// The instance: the inert one, or a new client whose executor starts configuring the
+        /// plugins on its own thread.
+        func start() -> MetaRouterClient {
+            switch self {
+            case .inert(let client): return client
+            case .ready(let configuration, let plugins, let options):
+                return MetaRouterClient(client: AnalyticsClient(configuration: configuration, plugins: plugins), options: options, configurationError: nil)
+            }
+        }
+    }
+
+    static func make(_ options: InitOptions) -> MetaRouterClient { prepare(options).start() }
+
+    static func prepare(_ options: InitOptions) -> Prepared {
         let logger = Logger(sink: options.logSink ?? StandardErrorLogSink(), minimumLevel: options.debug ? .debug : .info)
         let clock = options.clock ?? SystemClock()
         let errors = options.validationErrors()
@@ -11,7 +31,7 @@ enum ClientFactory {
             let reason = "invalid options: " + errors.joined(separator: "; ")
             let client = AnalyticsClient(configuration: Configuration(writeKey: options.writeKey, logger: logger, clock: clock))
             client.disable(reason: reason)
-            return MetaRouterClient(client: client, options: options, configurationError: reason)
+            return .inert(MetaRouterClient(client: client, options: options, configurationError: reason))
         }
         let directory = options.storageDirectory ?? StorageFiles.defaultDirectory(writeKey: options.writeKey)
         let storage = options.keyValueStore ?? defaultStore(directory: directory, logger: logger)
@@ -25,8 +45,7 @@ enum ClientFactory {
             let hadIdentity = storage.string(forKey: IdentityKeys.anonymousId) != nil
             plugins.insert(lifecyclePlugin(options, hadIdentity: hadIdentity), at: 0)
         }
-        let client = AnalyticsClient(configuration: configuration, plugins: plugins)
-        return MetaRouterClient(client: client, options: options, configurationError: nil)
+        return .ready(configuration: configuration, plugins: plugins, options: options)
     }
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {

@@ -31,10 +31,18 @@ public enum MetaRouter {
         /// The instance for `options.writeKey`, created if needed, like
         /// ``initialize(with:)`` but without binding `shared` — for servers that run one
         /// instance per tenant. Returns the concrete type, whose engine accepts plugins.
+        ///
+        /// No caller code runs under the registry's lock: the plugin factory and a custom store
+        /// run first, outside it, so a factory may itself ask for an instance.
         public static func instance(for options: InitOptions) -> MetaRouterClient {
+            if let existing = registry.withLock({ $0[options.writeKey] }) {
+                existing.client.logger.info("initialize: an instance for this write key exists already; returning it")
+                return existing
+            }
+            let prepared = ClientFactory.prepare(options)
             let (client, created) = registry.withLock { clients -> (MetaRouterClient, Bool) in
                 if let existing = clients[options.writeKey] { return (existing, false) }
-                let made = ClientFactory.make(options)
+                let made = prepared.start()
                 if made.configurationError == nil { clients[options.writeKey] = made }
                 return (made, true)
             }
