@@ -61,12 +61,37 @@ public enum StorageFiles {
         try ensureDirectory(file.deletingLastPathComponent())
         let temporary = file.deletingLastPathComponent()
             .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path]) }
+        // Written with open/write rather than `FileManager.createFile`, which on Linux stages
+        // the file in a `TemporaryDirectory.*` folder of the system temporary directory and
+        // leaves that folder behind on every write.
+        try writeNew(data, to: temporary)
         if rename(temporary.path, file.path) != 0 {
             let code = errno
             try? FileManager.default.removeItem(at: temporary)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+    }
+
+    private static func writeNew(_ data: Data, to file: URL) throws {
+        let handle = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard handle >= 0 else { throw StorageError("cannot create \(file.path): \(String(cString: strerror(errno)))") }
+        defer { close(handle) }
+        var written = 0
+        let failed = data.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            while written < buffer.count {
+                let result = write(handle, base + written, buffer.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
+                written += result
+            }
+            return false
+        }
+        if failed {
+            unlink(file.path)
+            throw StorageError("cannot write \(file.path): \(String(cString: strerror(errno)))")
         }
     }
 
