@@ -54,7 +54,7 @@ import Glibc
 
         // A name whose id would overflow, and one that is merely too large to be ours.
         try write([.event(sequence: 1_000, timestampMillis: 0, messageId: "x", payload: [])], to: URL(fileURLWithPath: path("segment-ffffffffffffffff.log")))
-        FileManager.default.createFile(atPath: path("segment-0001000000000000.log"), contents: Data())
+        #expect(FileManager.default.createFile(atPath: path("segment-0001000000000000.log"), contents: Data()))
         // Hostile numbers inside well-formed records.
         try write([
             .event(sequence: UInt64.max, timestampMillis: Int64.max, messageId: "huge", payload: [1]),
@@ -69,9 +69,9 @@ import Glibc
         let huge = Glibc.open(path("segment-00000000000000f5.log"), O_CREAT | O_WRONLY, 0o600)
         #expect(ftruncate(huge, 1 << 40) == 0)
         close(huge)
-        FileManager.default.createFile(atPath: path("segment-00000000000000f6.log"), contents: Data(LogRecord.fileHeader), attributes: [.posixPermissions: 0])
-        FileManager.default.createFile(atPath: path("segment-short.log"), contents: Data([1, 2, 3]))
-        FileManager.default.createFile(atPath: path("segment-00000000000000f7.log"), contents: Data(repeating: 0x4D, count: 10_000))
+        #expect(FileManager.default.createFile(atPath: path("segment-00000000000000f6.log"), contents: Data(LogRecord.fileHeader), attributes: [.posixPermissions: 0]))
+        #expect(FileManager.default.createFile(atPath: path("segment-short.log"), contents: Data([1, 2, 3])))
+        #expect(FileManager.default.createFile(atPath: path("segment-00000000000000f7.log"), contents: Data(repeating: 0x4D, count: 10_000)))
 
         let store = try open(events)
         let report = store.recovery
@@ -98,7 +98,7 @@ import Glibc
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.url.appendingPathComponent("events")
-        FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8)))
         #expect {
             _ = try open(file)
         } throws: { error in
