@@ -12,7 +12,7 @@ public final class AdvertisingIDPlugin: EventPlugin {
     public static let storageKey = "metarouter:advertising_id"
 
     /// Runs after identity and context, so the device object exists to be completed.
-    public let type = PluginType.before
+    public let type = PluginType.enrichment
 
     /// The current advertising id, if any.
     public private(set) var advertisingId: String?

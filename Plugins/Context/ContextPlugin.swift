@@ -6,7 +6,7 @@ import MetaRouterCore
 /// context given per call is merged over it (per-call values win, objects merge key by key).
 public final class ContextPlugin: Plugin {
     /// Runs after identity, before user enrichment.
-    public let type = PluginType.before
+    public let type = PluginType.enrichment
 
     /// The context added to every event.
     public private(set) var baseContext: [String: JSON] = [:]

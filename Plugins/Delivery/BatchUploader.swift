@@ -74,7 +74,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var waiters: [@Sendable () -> Void] = []
 
     /// Whether requests carry `Trace: true`.
-    public var tracing = false
+    public var tracing = false {
+        didSet { analytics?.assertOnExecutor() }
+    }
 
     /// Creates an uploader; it starts when ``start(analytics:)`` is called.
     public init(

@@ -13,7 +13,7 @@ import MetaRouterCore
 /// - `reset()` clears everything and generates a new anonymousId.
 public final class IdentityPlugin: EventPlugin {
     /// Identity runs first, so every later plugin sees the identity.
-    public let type = PluginType.before
+    public let type = PluginType.enrichment
 
     /// The device's anonymous id: a lowercase UUID, never empty once configured.
     public private(set) var anonymousId = ""

@@ -34,9 +34,10 @@ public final class TransformPlugin: Plugin, @unchecked Sendable {  // `ruleSet` 
     }
 
     /// Replaces the rules if `newRules` has a higher version; returns whether it did. Call on
-    /// the executor — ``replace(in:named:with:)`` does.
+    /// the executor — ``replace(in:named:with:)`` does; debug builds check that.
     @discardableResult
     public func replace(with newRules: RuleSet) -> Bool {
+        analytics?.assertOnExecutor()
         guard newRules.version > ruleSet.version else {
             analytics?.logger.warning("rule set \"\(ruleSet.name)\": version \(newRules.version) is not newer than \(ruleSet.version); kept")
             return false

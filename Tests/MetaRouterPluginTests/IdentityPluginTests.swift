@@ -127,3 +127,32 @@ import Testing
         #expect(store.string(forKey: IdentityKeys.userId) == nil)
     }
 }
+
+/// Drops identify calls: a stand-in for a consent gate.
+private final class IdentifyGate: Plugin {
+    let type = PluginType.before
+    func execute(event: Event) -> Event? { event.type == .identify ? nil : event }
+}
+
+@Suite struct BuiltInStageTests {
+    @Test func builtInsRunInTheEnrichmentStage() {
+        #expect(IdentityPlugin().type == .enrichment)
+        #expect(ContextPlugin().type == .enrichment)
+        #expect(AdvertisingIDPlugin().type == .enrichment)
+    }
+
+    @Test func aBeforeGateRunsAheadOfIdentitySoNothingItDropsIsPersisted() async {
+        let store = InMemoryKeyValueStore()
+        let capture = CapturingDestination()
+        let configuration = Configuration(writeKey: "gate-tests", logger: Logger(sink: RecordingLogSink()), storage: store)
+        let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), capture])
+        client.add(plugin: IdentifyGate())
+        client.identify("secret-user", traits: ["email": "a@example.com"])
+        client.track("after")
+        await client.settle()
+        #expect(capture.events.map(\.type) == [.track])
+        #expect(capture.events.first?.userId == nil)
+        #expect(store.string(forKey: IdentityKeys.userId) == nil)
+        #expect(store.string(forKey: IdentityKeys.traits) == nil)
+    }
+}

@@ -79,24 +79,25 @@ public final class AnalyticsClient: Sendable {
 
     // MARK: Plugins
 
-    /// Adds `plugin` to the timeline, after everything submitted before.
+    /// Adds `plugin` to its stage of the timeline at `position`, in order with the calls
+    /// submitted before: events submitted earlier do not see it, later ones do.
     @discardableResult
-    public func add(plugin: any Plugin) -> any Plugin {
+    public func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
         let handoff = PluginHandoff(plugin)
         status.withLock { $0.plugins.append(handoff) }
-        perform { $0.add(handoff.plugin) }
+        perform { $0.add(handoff.plugin, at: position) }
         return plugin
     }
 
     /// Adds `plugin` to the sub-timeline of the destination whose key is `destinationKey`.
-    public func add(plugin: any Plugin, toDestination destinationKey: String) {
+    public func add(plugin: any Plugin, toDestination destinationKey: String, at position: PluginPosition = .last) {
         let handoff = PluginHandoff(plugin)
         perform { [logger] timeline in
             guard let destination = timeline.destination(key: destinationKey) else {
                 logger.warning("no destination \"\(destinationKey)\" to add \(type(of: handoff.plugin)) to")
                 return
             }
-            destination.timeline.add(handoff.plugin)
+            destination.timeline.add(handoff.plugin, at: position)
         }
     }
 
@@ -204,6 +205,12 @@ public final class AnalyticsClient: Sendable {
                 DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline)) { finish(false) }
             }
         }
+    }
+
+    /// Stops a debug build when called off this client's executor. Executor-only APIs (timeline
+    /// changes, a rule-set swap, delivery switches) call it; release builds skip the check.
+    package func assertOnExecutor() {
+        executor.assertOnQueue()
     }
 
     /// Whether calls are accepted; logs the first drop loudly and the rest at debug level.

@@ -1,12 +1,15 @@
 import Foundation
 
-/// An event as the call site hands it over: complete except for the caller's `[String: Any]`
-/// values, which are converted to ``JSON`` on the executor rather than on the caller's thread.
+/// An event as the call site hands it over: complete except, usually, for the caller's
+/// `[String: Any]` values, which are converted to ``JSON`` on the executor rather than on the
+/// caller's thread.
 ///
-/// Converting five properties costs about as much as the rest of the call together, so the
-/// caller only captures the dictionary (a value; later changes to the caller's variable do not
-/// reach it). Values that are class instances the caller keeps mutating after the call are the
-/// one thing this cannot protect; pass immutable values.
+/// Converting five properties costs about as much as the rest of the call together, so when
+/// every value is a plain value (a string, a number, a Boolean, a date) the caller only
+/// captures the dictionary — a value: later changes to the caller's variable do not reach it.
+/// Anything else (a nested collection, which may hold an `NSMutableDictionary`, or any class
+/// instance the caller could go on mutating) is converted at the call, so the executor never
+/// reads memory the caller still owns.
 public struct PreparedEvent: Sendable {
     /// Which field the unconverted values become.
     enum Target: Sendable {
@@ -26,7 +29,12 @@ public struct PreparedEvent: Sendable {
 
     init(_ event: Event, values: [String: Any]?, target: Target, logger: Logger) {
         self.event = event
-        pending = values.map { PendingValues(values: $0, target: target, logger: logger) }
+        pending = values.map { values in
+            let root = target == .properties ? "properties" : "traits"
+            let content: PendingValues.Content =
+                PendingValues.allPlain(values) ? .deferred(values) : .converted(ValueConverter.convert(values, root: root))
+            return PendingValues(content: content, target: target, logger: logger)
+        }
     }
 
     /// The complete event: converts the pending values (logging each one dropped, by key
@@ -35,7 +43,11 @@ public struct PreparedEvent: Sendable {
         guard let pending else { return event }
         var event = event
         let root = pending.target == .properties ? "properties" : "traits"
-        let (converted, issues) = ValueConverter.convert(pending.values, root: root)
+        let (converted, issues): ([String: JSON], [ConversionIssue])
+        switch pending.content {
+        case .deferred(let values): (converted, issues) = ValueConverter.convert(values, root: root)
+        case .converted(let result): (converted, issues) = result
+        }
         for issue in issues {
             pending.logger.warning("\(event.type.rawValue)\((event.event ?? event.name).map { " \"\($0)\"" } ?? ""): \(issue)")
         }
@@ -48,8 +60,26 @@ public struct PreparedEvent: Sendable {
 }
 
 /// The caller's values on their way to the executor.
-private struct PendingValues: @unchecked Sendable {  // the caller hands the dictionary over at the call; it is read once, on the executor
-    let values: [String: Any]
+private struct PendingValues: @unchecked Sendable {  // `.deferred` holds only value types and immutable numbers (see `allPlain`)
+    enum Content {
+        /// Plain values only, converted later on the executor.
+        case deferred([String: Any])
+        /// Converted at the call, with what was dropped.
+        case converted((value: [String: JSON], issues: [ConversionIssue]))
+    }
+
+    let content: Content
     let target: PreparedEvent.Target
     let logger: Logger
+
+    /// Whether every value is a Swift value type of a few common kinds, or an `NSNumber`
+    /// (immutable): nothing the caller can change after the call. Exact metatype checks only,
+    /// so the test costs a few nanoseconds per value.
+    static func allPlain(_ values: [String: Any]) -> Bool {
+        values.values.allSatisfy { value in
+            let valueType = type(of: value)
+            return valueType == String.self || valueType == Int.self || valueType == Double.self || valueType == Bool.self
+                || valueType == Int64.self || valueType == Float.self || valueType == Date.self || valueType is NSNumber.Type
+        }
+    }
 }

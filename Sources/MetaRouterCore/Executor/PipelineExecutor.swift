@@ -30,6 +30,14 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         queue = DispatchQueue(label: label, qos: .utility)
     }
 
+    /// Stops a debug build when the caller is not on this executor; does nothing in release
+    /// builds, where a misplaced call must not take the host down.
+    func assertOnQueue() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(queue))
+        #endif
+    }
+
     /// Appends a command; wakes the executor if it was idle.
     func submit(_ command: Command) {
         let wake = ingress.withLock { state -> Bool in

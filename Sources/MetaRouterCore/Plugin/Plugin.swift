@@ -109,11 +109,12 @@ extension DestinationPlugin {
     /// Destinations always sit in the destination stage.
     public var type: PluginType { .destination }
 
-    /// Adds a plugin to this destination's sub-timeline. Call it before the destination joins
-    /// a client, or from the executor (``AnalyticsClient/perform(_:)``) afterwards.
+    /// Adds a plugin to this destination's sub-timeline at `position` within its stage. Call it
+    /// before the destination joins a client, or from the executor
+    /// (``AnalyticsClient/perform(_:)``) afterwards; debug builds check that.
     @discardableResult
-    public func add(plugin: any Plugin) -> any Plugin {
-        timeline.add(plugin)
+    public func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
+        timeline.add(plugin, at: position)
         return plugin
     }
 

@@ -14,14 +14,20 @@ public final class Timeline {
         PluginType.allCases.flatMap { stages[$0] ?? [] }
     }
 
-    /// Adds `plugin` at the end of its stage and configures it if the timeline is attached.
-    public func add(_ plugin: any Plugin) {
-        stages[plugin.type, default: []].append(plugin)
+    /// Adds `plugin` to its stage at `position` (by default after the plugins already there)
+    /// and configures it if the timeline is attached. Call it on the executor once attached.
+    public func add(_ plugin: any Plugin, at position: PluginPosition = .last) {
+        analytics?.assertOnExecutor()
+        var list = stages[plugin.type] ?? []
+        list.insert(plugin, at: position.index(in: list))
+        stages[plugin.type] = list
         if let analytics { join(plugin, analytics) }
     }
 
-    /// Removes `plugin` (by identity); it is shut down first.
+    /// Removes `plugin` (by identity); it is shut down first. Call it on the executor once
+    /// attached.
     public func remove(_ plugin: any Plugin) {
+        analytics?.assertOnExecutor()
         guard var list = stages[plugin.type], let index = list.firstIndex(where: { $0 === plugin }) else { return }
         list.remove(at: index)
         stages[plugin.type] = list
@@ -95,6 +101,7 @@ public final class Timeline {
 
     /// Hands `settings` to every plugin and remembers them for plugins added later.
     public func update(settings: Settings) {
+        analytics?.assertOnExecutor()
         self.settings = settings
         apply { $0.update(settings: settings) }
     }
