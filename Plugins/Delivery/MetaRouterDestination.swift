@@ -13,7 +13,8 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
         public var flushIntervalSeconds: TimeInterval = 10
         /// Flush once this many events are queued.
         public var flushAt = 20
-        /// Queue capacity when the disk log is off; the oldest are dropped beyond it.
+        /// Queue capacity when the disk log is off (or cannot be opened); the oldest are dropped
+        /// beyond it. With the disk log on, its own caps apply instead.
         public var maxQueueEvents = 2000
         /// The durable disk log, or `nil` to keep the queue in memory only.
         public var disk: DiskEventStore.Options?
@@ -48,6 +49,9 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     public private(set) var uploader: BatchUploader?
     /// Why the disk log could not be used, when it could not (the queue is then in memory).
     public private(set) var storageError: String?
+    /// The queue limit in force once joined: the disk log's caps, or the in-memory capacity
+    /// when the log is off or could not be opened (``Options/maxQueueEvents`` applies only then).
+    public private(set) var queueLimit: QueueLimit?
     /// What opening the disk log found.
     public private(set) var recovery: DiskEventStore.RecoveryReport?
 
@@ -76,7 +80,11 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     }
 
     private func makeStore(_ analytics: AnalyticsClient) -> any EventStore {
-        guard let disk = options.disk else { return InMemoryEventStore(capacity: options.maxQueueEvents) }
+        let memoryLimit = QueueLimit(storage: .memory, maxEvents: options.maxQueueEvents)
+        guard let disk = options.disk else {
+            queueLimit = memoryLimit
+            return InMemoryEventStore(capacity: options.maxQueueEvents)
+        }
         do {
             let store = try DiskEventStore(options: disk, now: analytics.configuration.clock.now(), logger: analytics.logger)
             let report = store.recovery
@@ -88,10 +96,12 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
                         + "\(report.unreadableFiles) unreadable and \(report.ignoredFiles) foreign file(s)")
             }
             for problem in report.problems { analytics.logger.warning("event log: \(problem)") }
+            queueLimit = QueueLimit(storage: .disk, maxEvents: disk.maxEvents, maxBytes: disk.maxBytes)
             return store
         } catch {
             storageError = "\(error)"
             analytics.logger.error("event log unavailable (\(error)); events are kept in memory only")
+            queueLimit = memoryLimit
             return InMemoryEventStore(capacity: options.maxQueueEvents)
         }
     }

@@ -11,9 +11,18 @@ import MetaRouterCore
 /// - A call that carries its own `anonymousId` (a server acting for one request) is
 ///   request-scoped: it fills nothing in and changes no stored identity.
 /// - `reset()` clears everything and generates a new anonymousId.
+///
+/// In ``IdentityMode/perCall`` (servers) it keeps no identity at all: see there.
 public final class IdentityPlugin: EventPlugin {
-    /// Identity runs first, so every later plugin sees the identity.
+    /// Enrichment, added first by default: every later enrichment, destination and `after`
+    /// plugin sees the identity, while `before` plugins (consent and validation gates) run
+    /// ahead of it, so an event they drop never changes the stored identity.
     public let type = PluginType.enrichment
+    /// Whose identity events carry.
+    public let mode: IdentityMode
+    /// Events rejected in ``IdentityMode/perCall`` because they carried neither a `userId`
+    /// nor an `anonymousId`.
+    public private(set) var rejectedWithoutIdentity = 0
 
     /// The device's anonymous id: a lowercase UUID, never empty once configured.
     public private(set) var anonymousId = ""
@@ -25,12 +34,17 @@ public final class IdentityPlugin: EventPlugin {
     public private(set) var traits: [String: JSON] = [:]
 
     private var store: (any KeyValueStore)?
+    private var logger: Logger?
 
-    /// Creates the plugin; it loads the stored identity when it joins a client.
-    public init() {}
+    /// Creates the plugin; in `.device` mode it loads the stored identity when it joins a client.
+    public init(mode: IdentityMode = .device) {
+        self.mode = mode
+    }
 
-    /// Loads the stored identity, generating an anonymousId on first use.
+    /// Loads the stored identity, generating an anonymousId on first use (`.device` mode).
     public func configure(analytics: AnalyticsClient) {
+        logger = analytics.logger
+        guard mode == .device else { return }
         let store = analytics.configuration.storage
         self.store = store
         userId = store.string(forKey: IdentityKeys.userId)
@@ -45,6 +59,7 @@ public final class IdentityPlugin: EventPlugin {
 
     /// Updates identity for identify / group / alias, then fills in what the event lacks.
     public func execute(event: Event) -> Event? {
+        if mode == .perCall { return requireOwnIdentity(event) }
         var event = event
         guard event.anonymousId == nil else { return event }
         switch event.type {
@@ -71,8 +86,9 @@ public final class IdentityPlugin: EventPlugin {
         return event
     }
 
-    /// Forgets the user and group, and starts a new anonymous identity.
+    /// Forgets the user and group, and starts a new anonymous identity (`.device` mode).
     public func reset() {
+        guard mode == .device else { return }
         userId = nil
         groupId = nil
         traits = [:]
@@ -80,6 +96,26 @@ public final class IdentityPlugin: EventPlugin {
         store?.set(nil, forKey: IdentityKeys.groupId)
         store?.set(nil, forKey: IdentityKeys.traits)
         regenerateAnonymousId()
+    }
+
+    /// `.perCall`: passes an event that names its person, fills an alias's `previousId` from
+    /// its anonymousId, and rejects the rest — the first loudly, later ones at debug level.
+    private func requireOwnIdentity(_ event: Event) -> Event? {
+        var event = event
+        if event.type == .alias { event.previousId = event.previousId ?? event.anonymousId }
+        let missing: String? =
+            if event.userId == nil && event.anonymousId == nil {
+                "carries neither userId nor anonymousId"
+            } else if event.type == .alias && event.previousId == nil {
+                "has no previousId (pass the previous id as EventOptions.anonymousId)"
+            } else {
+                nil
+            }
+        guard let missing else { return event }
+        rejectedWithoutIdentity += 1
+        let level: LogLevel = rejectedWithoutIdentity == 1 ? .warning : .debug
+        logger?.log(level, "rejected \(event.type.rawValue) \((event.event ?? event.name).map { "\"\($0)\" " } ?? "")in per-call identity mode: it \(missing) (\(rejectedWithoutIdentity) rejected so far)")
+        return nil
     }
 
     private func setUserId(_ newUserId: String) {

@@ -17,16 +17,22 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
     public let type = PluginType.utility
 
     private let source: any LifecycleSource
-    private let hadIdentity: Bool
+    private let hadIdentity: () -> Bool
+    private var ranBefore = false
     private let terminationDeadline: TimeInterval
     private var machine: LifecycleStateMachine
     private let release: LifecycleStateMachine.Release
     private weak var analytics: AnalyticsClient?
 
     /// Tracks the lifecycle of `release` from `source`. `hadIdentity` says whether the SDK ran
-    /// on this device before (an upgrade from a version without lifecycle tracking);
-    /// `terminationDeadline` bounds the final delivery when a signal ends a server process.
-    public init(source: any LifecycleSource, release: LifecycleStateMachine.Release, hadIdentity: Bool, terminationDeadline: TimeInterval = 5) {
+    /// on this device before (an upgrade from a version without lifecycle tracking); it is
+    /// asked once, on the executor, when the plugin joins — so add the plugin ahead of the
+    /// identity plugin, which creates an identity on first use. `terminationDeadline` bounds
+    /// the final delivery when a signal ends a server process.
+    public init(
+        source: any LifecycleSource, release: LifecycleStateMachine.Release, hadIdentity: @escaping () -> Bool,
+        terminationDeadline: TimeInterval = 5
+    ) {
         self.source = source
         self.release = release
         self.hadIdentity = hadIdentity
@@ -37,6 +43,7 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
     /// Starts listening; transitions come back to the executor in order.
     public func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
+        ranBefore = hadIdentity()
         source.start { [weak self, weak analytics] transition in
             guard let plugin = self, let analytics else { return }
             analytics.perform { timeline in plugin.handle(transition, timeline) }
@@ -61,7 +68,7 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
             let stored = storage.string(forKey: Self.versionKey).map {
                 LifecycleStateMachine.Release(version: $0, build: storage.string(forKey: Self.buildKey) ?? "unknown")
             }
-            outputs = machine.launch(inBackground: inBackground, stored: stored, hadIdentity: hadIdentity)
+            outputs = machine.launch(inBackground: inBackground, stored: stored, hadIdentity: ranBefore)
             storage.set(release.version, forKey: Self.versionKey)
             storage.set(release.build, forKey: Self.buildKey)
         } else {

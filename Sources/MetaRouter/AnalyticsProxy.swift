@@ -159,8 +159,8 @@ public final class AnalyticsProxy: AnalyticsInterface {
         if let target { return await target.getDebugInfo() }
         let queued = state.withLock { $0.pending.count }
         return DebugInfo(
-            lifecycle: "idle", queueLength: queued, writeKey: "", ingestionHost: "", flushIntervalSeconds: 0,
-            maxQueueEvents: 0, maxDiskEvents: 0, circuitState: CircuitBreaker.State.closed.rawValue,
+            lifecycle: nil, queueLength: queued, writeKey: "", ingestionHost: "", flushIntervalSeconds: 0,
+            maxQueueEvents: 0, maxDiskEvents: 0, queueLimit: nil, circuitState: .closed,
             circuitRemainingMs: 0, flushInFlight: false, tracing: false, error: nil, stats: DeliveryStats())
     }
 }

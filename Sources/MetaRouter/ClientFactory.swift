@@ -40,9 +40,10 @@ enum ClientFactory {
             storageDirectory: directory, application: options.application)
         var plugins = plugins(for: options, host: host, directory: directory)
         if options.trackLifecycleEvents {
-            // Read before the identity plugin creates an anonymousId: an existing one means the
-            // SDK ran here before (an upgrade from a version without lifecycle tracking).
-            let hadIdentity = storage.string(forKey: IdentityKeys.anonymousId) != nil
+            // First, so it joins (on the executor) before the identity plugin creates an
+            // anonymousId: an existing one means the SDK ran here before (an upgrade from a
+            // version without lifecycle tracking).
+            let hadIdentity = { storage.string(forKey: IdentityKeys.anonymousId) != nil }
             plugins.insert(lifecyclePlugin(options, hadIdentity: hadIdentity), at: 0)
         }
         return .ready(configuration: configuration, plugins: plugins, options: options)
@@ -51,7 +52,7 @@ enum ClientFactory {
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
         var plugins: [any Plugin] = []
         let defaults = options.defaultPlugins
-        if defaults.contains(.identity) { plugins.append(IdentityPlugin()) }
+        if defaults.contains(.identity) { plugins.append(IdentityPlugin(mode: options.identityMode)) }
         if defaults.contains(.context) { plugins.append(ContextPlugin()) }
         if defaults.contains(.advertisingId) { plugins.append(AdvertisingIDPlugin()) }
         if defaults.contains(.delivery) {
@@ -73,7 +74,7 @@ enum ClientFactory {
         return plugins
     }
 
-    private static func lifecyclePlugin(_ options: InitOptions, hadIdentity: Bool) -> LifecyclePlugin {
+    private static func lifecyclePlugin(_ options: InitOptions, hadIdentity: @escaping () -> Bool) -> LifecyclePlugin {
         let bundle = Bundle.main.infoDictionary ?? [:]
         let release = LifecycleStateMachine.Release(
             version: options.application.version ?? bundle["CFBundleShortVersionString"] as? String ?? "unknown",

@@ -2,8 +2,9 @@ import Foundation
 
 /// The state `getDebugInfo()` reports: the seed's fields plus delivery counters.
 public struct DebugInfo: Sendable, CustomStringConvertible {
-    /// idle (not initialized), initializing, ready, resetting, disabled or shutDown.
-    public var lifecycle: String
+    /// Where the instance is in its life; `nil` for `shared` before `initialize` (printed as
+    /// `idle`, the seed's word).
+    public var lifecycle: ClientLifecycle?
     /// Events waiting to be sent.
     public var queueLength: Int
     /// The write key, masked to its last 4 characters.
@@ -12,12 +13,16 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var ingestionHost: String
     /// Seconds between automatic flushes.
     public var flushIntervalSeconds: Int
-    /// Queue capacity.
+    /// The `maxQueueEvents` option: the queue capacity when the disk log is off. See
+    /// ``queueLimit`` for the limit actually in force.
     public var maxQueueEvents: Int
-    /// Disk capacity (0: disk off).
+    /// The `maxDiskEvents` option (0: disk off).
     public var maxDiskEvents: Int
-    /// closed, open or halfOpen.
-    public var circuitState: String
+    /// The queue limit in force: where events are kept and how many at most (`nil` without the
+    /// MetaRouter destination).
+    public var queueLimit: QueueLimit?
+    /// The circuit breaker's state.
+    public var circuitState: CircuitBreaker.State
     /// Milliseconds until the breaker lets a probe through.
     public var circuitRemainingMs: Int
     /// Whether an upload is in flight.
@@ -32,6 +37,8 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var advertisingId: String?
     /// Whether `Trace: true` is sent.
     public var tracing: Bool
+    /// Events rejected in per-call identity mode for carrying neither userId nor anonymousId.
+    public var rejectedWithoutIdentity = 0
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
     /// Delivery counters.
@@ -46,12 +53,14 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// One line per field.
     public var description: String {
         var lines = [
-            "lifecycle: \(lifecycle)", "queueLength: \(queueLength)", "writeKey: \(writeKey)",
+            "lifecycle: \(lifecycle?.rawValue ?? "idle")", "queueLength: \(queueLength)", "writeKey: \(writeKey)",
             "ingestionHost: \(ingestionHost)", "flushIntervalSeconds: \(flushIntervalSeconds)",
             "maxQueueEvents: \(maxQueueEvents)", "maxDiskEvents: \(maxDiskEvents)",
-            "circuitState: \(circuitState)", "circuitRemainingMs: \(circuitRemainingMs)",
+            "queueLimit: \(queueLimit.map { "\($0.maxEvents) events (\($0.storage.rawValue))" } ?? "none")",
+            "circuitState: \(circuitState.rawValue)", "circuitRemainingMs: \(circuitRemainingMs)",
             "flushInFlight: \(flushInFlight)", "tracing: \(tracing)",
             "sent: \(stats.sent)", "dropped: \(stats.droppedTotal)",
+            "rejectedWithoutIdentity: \(rejectedWithoutIdentity)",
         ]
         if let anonymousId { lines.append("anonymousId: \(anonymousId)") }
         if let userId { lines.append("userId: \(userId)") }

@@ -68,6 +68,11 @@ public struct InitOptions: Sendable {
     public var maxDiskBytes = 50 * 1024 * 1024
     /// Seconds an upload may take (default 15).
     public var requestTimeoutSeconds: TimeInterval = 15
+    /// Whose identity events carry: `.device` (the default: an app, one person at a time, a
+    /// persisted anonymousId) or `.perCall` (a server: no persisted identity; every event
+    /// carries its own `userId` or `anonymousId` in ``EventOptions``, and one that carries
+    /// neither is rejected and counted). See ``IdentityMode``.
+    public var identityMode = IdentityMode.device
     /// Allows plain `http://` to a host that is not loopback. Off by default: the write key
     /// travels in every body, so it must not cross a network in clear text. Loopback
     /// (`localhost`, `127.0.0.0/8`, `::1`) is always allowed.
@@ -124,6 +129,11 @@ public struct InitOptions: Sendable {
         if flushIntervalSeconds <= 0 { errors.append("flushIntervalSeconds must be > 0 (got \(flushIntervalSeconds))") }
         if maxQueueEvents <= 0 { errors.append("maxQueueEvents must be > 0 (got \(maxQueueEvents))") }
         if maxDiskEvents < 0 { errors.append("maxDiskEvents must be >= 0 (got \(maxDiskEvents))") }
+        if identityMode == .perCall && trackLifecycleEvents {
+            errors.append(
+                "trackLifecycleEvents needs a device identity, and identityMode .perCall keeps none: "
+                    + "turn one of them off")
+        }
         return errors
     }
 

@@ -36,7 +36,7 @@ public enum MetaRouter {
         /// run first, outside it, so a factory may itself ask for an instance.
         public static func instance(for options: InitOptions) -> MetaRouterClient {
             if let existing = registry.withLock({ $0[options.writeKey] }) {
-                existing.client.logger.info("initialize: an instance for this write key exists already; returning it")
+                existing.client.logger.debug("initialize: an instance for this write key exists already; returning it")
                 return existing
             }
             let prepared = ClientFactory.prepare(options)
@@ -47,7 +47,7 @@ public enum MetaRouter {
                 return (made, true)
             }
             if !created {
-                client.client.logger.info("initialize: an instance for this write key exists already; returning it")
+                client.client.logger.debug("initialize: an instance for this write key exists already; returning it")
             }
             return client
         }

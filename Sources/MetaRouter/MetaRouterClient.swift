@@ -66,8 +66,9 @@ public final class MetaRouterClient: AnalyticsInterface {
         client.perform { $0.find(AdvertisingIDPlugin.self)?.clear() }
     }
 
-    /// The anonymous id once the identity is loaded. Without an identity plugin, a fresh
-    /// lowercase UUID (never empty).
+    /// The anonymous id once the identity is loaded. Without a device identity (no identity
+    /// plugin, or per-call identity mode), a fresh lowercase UUID each time (never empty): a
+    /// server may use it for a new visitor and pass it per call.
     public func getAnonymousId() async -> String {
         let found = await onExecutor { $0.find(IdentityPlugin.self)?.anonymousId }
         return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
@@ -127,20 +128,23 @@ public final class MetaRouterClient: AnalyticsInterface {
                 anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
                 advertisingId: timeline.find(AdvertisingIDPlugin.self)?.advertisingId,
                 delivery: uploader?.status(at: clock.now()), tracing: uploader?.tracing ?? false,
-                stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError)
+                stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
+                rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
         }
         let lifecycle = client.lifecycle
-        return DebugInfo(
-            lifecycle: lifecycle.rawValue, queueLength: snapshot.delivery?.queueLength ?? 0,
+        var info = DebugInfo(
+            lifecycle: lifecycle, queueLength: snapshot.delivery?.queueLength ?? 0,
             writeKey: DebugInfo.mask(options.writeKey), ingestionHost: options.ingestionHost,
             flushIntervalSeconds: options.flushIntervalSeconds, maxQueueEvents: options.maxQueueEvents,
-            maxDiskEvents: options.maxDiskEvents,
-            circuitState: snapshot.delivery?.circuitState.rawValue ?? CircuitBreaker.State.closed.rawValue,
+            maxDiskEvents: options.maxDiskEvents, queueLimit: snapshot.queueLimit,
+            circuitState: snapshot.delivery?.circuitState ?? .closed,
             circuitRemainingMs: snapshot.delivery?.circuitRemainingMs ?? 0,
             flushInFlight: snapshot.delivery?.flushInFlight ?? false,
             anonymousId: snapshot.anonymousId.flatMap { $0.isEmpty ? nil : $0 }, userId: snapshot.userId,
             groupId: snapshot.groupId, advertisingId: snapshot.advertisingId, tracing: snapshot.tracing,
             error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
+        info.rejectedWithoutIdentity = snapshot.rejectedWithoutIdentity
+        return info
     }
 
     private struct DebugInfoParts: Sendable {
@@ -152,6 +156,8 @@ public final class MetaRouterClient: AnalyticsInterface {
         var tracing: Bool
         var stats: DeliveryStats
         var storageError: String?
+        var rejectedWithoutIdentity: Int
+        var queueLimit: QueueLimit?
     }
 
     /// Runs `read` on the executor after everything submitted before, and returns its result.

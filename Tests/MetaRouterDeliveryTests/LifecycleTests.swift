@@ -179,3 +179,40 @@ import Testing
         #expect(numbers == Array(0..<15) + Array(1_000..<1_015))
     }
 }
+
+/// A store whose reads wait for the test to open a gate, and record whether the caller's
+/// `instance(for:)` had already returned by then.
+private final class GatedStore: KeyValueStore, @unchecked Sendable {  // every field is a lock, a semaphore or immutable
+    let gate = DispatchSemaphore(value: 0)
+    let returned = Locked(false)
+    let readBeforeReturn = Locked(false)
+    private let inner = InMemoryKeyValueStore()
+
+    func string(forKey key: String) -> String? {
+        if gate.wait(timeout: .now() + 5) == .success { gate.signal() }
+        if !returned.current { readBeforeReturn.withLock { $0 = true } }
+        return inner.string(forKey: key)
+    }
+
+    func set(_ value: String?, forKey key: String) { inner.set(value, forKey: key) }
+}
+
+@Suite struct LifecycleStartupTests {
+    /// With lifecycle tracking on, `instance(for:)` reads nothing from the store on the
+    /// caller's thread: the "ran before" check happens on the executor.
+    @Test func initializeReadsNoStoreOnTheCallersThread() async {
+        let store = GatedStore()
+        var options = InitOptions(
+            writeKey: "lifecycle-startup-\(UUID().uuidString)", ingestionHost: "http://127.0.0.1:9", maxDiskEvents: 0,
+            trackLifecycleEvents: true)
+        options.keyValueStore = store
+        options.lifecycleSource = ManualLifecycleSource()
+        options.logSink = RecordingLogSink()
+        let app = MetaRouter.Analytics.instance(for: options)
+        store.returned.withLock { $0 = true }
+        store.gate.signal()
+        await app.client.settle()
+        #expect(!store.readBeforeReturn.current)
+        await app.shutdown()
+    }
+}

@@ -26,7 +26,7 @@ import Testing
         analytics.identify("nobody")
         analytics.flush()
         let info = await analytics.getDebugInfo()
-        #expect(info.lifecycle == "disabled")
+        #expect(info.lifecycle == .disabled)
         #expect(info.error?.contains("writeKey is empty") == true)
         #expect(info.error?.contains("maxQueueEvents") == true)
         #expect(info.error?.contains("maxDiskEvents") == true)
@@ -65,6 +65,21 @@ import Testing
         await b.shutdown()
     }
 
+    @Test func debugInfoReportsTheDiskLogsLimitWhenTheLogIsOn() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = localOptions("facade-disk-limit-\(UUID().uuidString)", capture: CapturingDestination())
+        options.defaultPlugins = .all
+        options.maxDiskEvents = 500
+        options.maxDiskBytes = 1_000_000
+        options.storageDirectory = directory.url
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        let info = await analytics.getDebugInfo()
+        #expect(info.queueLimit == QueueLimit(storage: .disk, maxEvents: 500, maxBytes: 1_000_000))
+        #expect(info.description.contains("queueLimit: 500 events (disk)"))
+        await analytics.shutdown()
+    }
+
     @Test func debugInfoReportsTheSeedFields() async throws {
         let capture = CapturingDestination()
         var options = localOptions("facade-debug-wk-9876", capture: capture)
@@ -77,13 +92,14 @@ import Testing
         analytics.setTracing(true)
         analytics.track("queued")
         let info = await analytics.getDebugInfo()
-        #expect(info.lifecycle == "ready")
+        #expect(info.lifecycle == .ready)
         #expect(info.writeKey == "****************9876")
         #expect(info.ingestionHost == "http://127.0.0.1:9")
         #expect(info.flushIntervalSeconds == 30)
         #expect(info.maxQueueEvents == 2000)
+        #expect(info.queueLimit == QueueLimit(storage: .memory, maxEvents: 2000))
         #expect(info.queueLength == 3)
-        #expect(info.circuitState == "closed")
+        #expect(info.circuitState == .closed)
         #expect(info.circuitRemainingMs == 0)
         #expect(info.flushInFlight == false)
         #expect(info.userId == "u-debug")
@@ -128,7 +144,7 @@ import Testing
     /// kept in order (with their own timestamps) and replayed ahead of later calls.
     @Test func sharedIsSafeBeforeInitialize() async throws {
         let shared = MetaRouter.Analytics.shared
-        #expect(await shared.getDebugInfo().lifecycle == "idle")
+        #expect(await shared.getDebugInfo().lifecycle == nil)
         let early = Date()
         for index in 0..<3_000 { shared.track("early", properties: ["i": index]) }
         shared.identify("early-user")

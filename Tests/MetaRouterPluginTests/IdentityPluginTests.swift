@@ -95,6 +95,27 @@ import Testing
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }
 
+    @Test func aStoreFileThatCannotBeReadIsReportedAndLeftAlone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A directory where the file should be: it exists, and reading it fails (as a file
+        // without read permission would for a user other than root).
+        let file = directory.url.appendingPathComponent("identity.json")
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+        let logs = RecordingLogSink()
+        let (client, capture) = makePluginClient(store: FileKeyValueStore(file: file, logger: Logger(sink: logs)))
+        client.identify("user-1")
+        client.track("x")
+        await client.settle()
+        #expect(capture.events.last?.userId == "user-1")
+        #expect(capture.events.last?.anonymousId != nil)
+        let errors = logs.messages(atLeast: .error)
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("cannot read the identity store") == true)
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
     @Test func unreadableStoreFileIsReportedAndReplaced() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -106,7 +127,7 @@ import Testing
         client.track("x")
         await client.settle()
         #expect(capture.events.first?.anonymousId != nil)
-        #expect(logs.messages.contains { $0.contains("unreadable") })
+        #expect(logs.messages.contains { $0.contains("not a JSON object") })
         let reread = FileKeyValueStore(file: file)
         #expect(reread.string(forKey: IdentityKeys.anonymousId) == capture.events.first?.anonymousId)
     }

@@ -41,11 +41,19 @@ import Foundation
 
 @Sendable private func readmeSnippet3() async {
 
-    func handleCheckout(tenantKey: String, userId: String) async {
-        var options = InitOptions(writeKey: tenantKey, ingestionHost: "https://in.example.com")
+    func makeTenantAnalytics(writeKey: String) -> MetaRouterClient {
+        var options = InitOptions(writeKey: writeKey, ingestionHost: "https://in.example.com")
         options.application = ApplicationInfo(name: "checkout-service", version: "2.4.1")
-        let analytics = MetaRouter.Analytics.instance(for: options)   // one per write key
-        analytics.track("Checkout Started", properties: ["cart_size": 3], options: EventOptions(userId: userId))
-        await analytics.shutdown()   // when the service stops
+        options.identityMode = .perCall   // no device identity: each event names its own person
+        return MetaRouter.Analytics.instance(for: options)   // one per write key, created once
+    }
+
+    func handleCheckout(_ analytics: MetaRouterClient, userId: String, visitorId: String) {
+        analytics.track("Checkout Started", properties: ["cart_size": 3],
+                        options: EventOptions(userId: userId, anonymousId: visitorId))
+    }
+
+    func serviceWillStop() async {
+        await MetaRouter.Analytics.shutdownAll()   // delivers what is queued, once, at the end
     }
 }

@@ -23,8 +23,9 @@ public final class AnalyticsClient: Sendable {
     let executor: PipelineExecutor
     let status = Locked(Status())
 
-    /// Creates a client with `plugins` in its timeline. It starts configuring at once; calls
-    /// made meanwhile wait, in order, and none are dropped.
+    /// Creates a client with `plugins` in its timeline. It starts configuring them at once, on
+    /// the executor, in the order given; calls made meanwhile wait, in order, and none are
+    /// dropped.
     public init(configuration: Configuration, plugins: [any Plugin] = []) {
         self.configuration = configuration
         events = EventFactory(clock: configuration.clock, logger: configuration.logger)
@@ -33,8 +34,9 @@ public final class AnalyticsClient: Sendable {
         status.withLock { $0.plugins = handoffs }
         let settings = configuration.settings
         executor.submit(.operation { [self] timeline in
-            for handoff in handoffs { timeline.add(handoff.plugin) }
+            // Attached first, so each plugin joins (is configured) in the order given.
             timeline.attach(to: self, settings: settings)
+            for handoff in handoffs { timeline.add(handoff.plugin) }
             status.withLock { if $0.lifecycle == .initializing { $0.lifecycle = .ready } }
         })
     }

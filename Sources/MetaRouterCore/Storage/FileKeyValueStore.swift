@@ -2,12 +2,23 @@ import Foundation
 
 /// A key-value store kept in one JSON file, the store on Linux. The file is read on first use
 /// (on the executor, not in `initialize`); every change rewrites it atomically (write to a
-/// temporary file in the same directory, then rename), owner-only. A file that cannot be read
-/// is reported once and treated as empty; it is replaced on the next write.
+/// temporary file in the same directory, then rename), owner-only.
+///
+/// - A missing file is an empty store.
+/// - A file whose content is not a JSON object is reported once and treated as empty; the next
+///   write replaces it.
+/// - A file that exists but cannot be read (permissions, an I/O error) is reported once; the
+///   store then keeps changes in memory only for this run, so the identity in that file is not
+///   overwritten and is found again once it can be read.
 public final class FileKeyValueStore: KeyValueStore {
+    private struct State {
+        var values: [String: String]?
+        var writable = true
+    }
+
     private let file: URL
     private let logger: Logger?
-    private let values = Locked<[String: String]?>(nil)
+    private let state = Locked(State())
 
     /// Prepares the store at `file`; nothing is read until a value is asked for.
     public init(file: URL, logger: Logger? = nil) {
@@ -17,24 +28,25 @@ public final class FileKeyValueStore: KeyValueStore {
 
     /// The stored string, or `nil`.
     public func string(forKey key: String) -> String? {
-        values.withLock { loaded(&$0)[key] }
+        state.withLock { loaded(&$0)[key] }
     }
 
-    /// Stores or removes `value` and writes the file.
+    /// Stores or removes `value` and writes the file (unless the file could not be read).
     public func set(_ value: String?, forKey key: String) {
-        values.withLock { cached in
-            var current = loaded(&cached)
+        state.withLock { state in
+            var current = loaded(&state)
             guard current[key] != value else { return }
             current[key] = value
-            cached = current
-            persist(current)
+            state.values = current
+            if state.writable { persist(current) }
         }
     }
 
-    private func loaded(_ cached: inout [String: String]?) -> [String: String] {
-        if let cached { return cached }
-        let read = Self.load(file, logger: logger)
-        cached = read
+    private func loaded(_ state: inout State) -> [String: String] {
+        if let cached = state.values { return cached }
+        let (read, writable) = Self.load(file, logger: logger)
+        state.values = read
+        state.writable = writable
         return read
     }
 
@@ -48,12 +60,28 @@ public final class FileKeyValueStore: KeyValueStore {
         }
     }
 
-    private static func load(_ file: URL, logger: Logger?) -> [String: String] {
-        guard let data = try? Data(contentsOf: file) else { return [:] }
-        guard let object = (try? JSONParser.parse(data))?.objectValue else {
-            logger?.warning("ignoring unreadable store \(file.path); it will be rewritten")
-            return [:]
+    /// The stored values, and whether writing may replace the file.
+    private static func load(_ file: URL, logger: Logger?) -> ([String: String], writable: Bool) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            guard FileManager.default.fileExists(atPath: file.path) || isDirectoryEntry(file) else { return ([:], true) }
+            logger?.error(
+                "cannot read the identity store \(file.path) (\(error.localizedDescription)); identity is kept in memory "
+                    + "for this run and the file is left as it is: check its permissions")
+            return ([:], false)
         }
-        return object.compactMapValues(\.stringValue)
+        guard let object = (try? JSONParser.parse(data))?.objectValue else {
+            logger?.warning("ignoring the identity store \(file.path): it is not a JSON object; it will be rewritten")
+            return ([:], true)
+        }
+        return (object.compactMapValues(\.stringValue), true)
+    }
+
+    /// Whether a directory entry exists at `file`, even one `fileExists` cannot stat.
+    private static func isDirectoryEntry(_ file: URL) -> Bool {
+        let parent = file.deletingLastPathComponent().path
+        return (try? FileManager.default.contentsOfDirectory(atPath: parent))?.contains(file.lastPathComponent) ?? false
     }
 }

@@ -2,11 +2,14 @@ import Foundation
 import Logging
 import MetaRouter
 
-/// One MetaRouter instance per tenant write key, created on first use.
-public struct TenantAnalytics: Sendable {
+/// One MetaRouter instance per tenant write key, created on the tenant's first request and
+/// kept for the life of the service (shut down only when the service stops).
+public final class TenantAnalytics: @unchecked Sendable {  // `instances` is only touched under `lock`
     private let ingestionHost: URL
     private let storageRoot: URL
     private let logger: Logging.Logger
+    private let lock = NSLock()
+    private var instances: [String: MetaRouterClient] = [:]
 
     /// Instances deliver to `ingestionHost` and keep their files under `storageRoot`.
     public init(ingestionHost: URL, storageRoot: URL, logger: Logging.Logger) {
@@ -15,14 +18,24 @@ public struct TenantAnalytics: Sendable {
         self.logger = logger
     }
 
-    /// The instance for `writeKey`.
+    /// The instance for `writeKey`: a dictionary lookup after the first request.
     public func instance(for writeKey: String) -> MetaRouterClient {
+        if let existing = lock.withLock({ instances[writeKey] }) { return existing }
+        // Created outside the lock; `instance(for:)` returns the same instance to a racing request.
+        let created = MetaRouter.Analytics.instance(for: options(for: writeKey))
+        lock.withLock { instances[writeKey] = created }
+        return created
+    }
+
+    /// A server acts for many users: identity comes with each request (`.perCall`), never
+    /// from a persisted device identity.
+    private func options(for writeKey: String) -> InitOptions {
         var options = InitOptions(writeKey: writeKey, ingestionHost: ingestionHost, flushIntervalSeconds: 5)
         options.application = ApplicationInfo(name: "checkout-service", version: "1.0.0", build: "1")
         options.storageDirectory = storageRoot.appendingPathComponent(StorageFiles.namespace(for: writeKey))
-        options.keyValueStore = InMemoryKeyValueStore()
+        options.identityMode = .perCall
         options.transport = AsyncHTTPClientTransport()
         options.logSink = SwiftLogSink(logger: logger)
-        return MetaRouter.Analytics.instance(for: options)
+        return options
     }
 }
