@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
     ],
     targets: [
-        .target(name: "MetaRouterCore", path: "Sources/MetaRouterCore"),
+        .target(name: "MetaRouterCore", path: "Sources/MetaRouterCore", resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "MetaRouterIdentity", dependencies: ["MetaRouterCore"], path: "Plugins/Identity"),
         .target(name: "MetaRouterContext", dependencies: ["MetaRouterCore"], path: "Plugins/Context"),
         .target(name: "MetaRouterAdvertisingID", dependencies: ["MetaRouterCore"], path: "Plugins/AdvertisingID"),

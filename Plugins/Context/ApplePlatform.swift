@@ -3,14 +3,16 @@ import Foundation
 import MetaRouterCore
 #if canImport(UIKit)
 import UIKit
-#elseif canImport(AppKit)
+#elseif canImport(AppKit) && !targetEnvironment(macCatalyst)
 import AppKit
 #endif
 
 /// Apple-only facts for `context`; thin glue, the assembly is shared code.
 enum ApplePlatform {
     static var osName: String {
-        #if os(iOS)
+        #if targetEnvironment(macCatalyst)
+        return "macOS"
+        #elseif os(iOS)
         return "iOS"
         #elseif os(tvOS)
         return "tvOS"
@@ -24,37 +26,46 @@ enum ApplePlatform {
     }
 
     static var deviceType: String {
-        #if os(iOS)
+        #if targetEnvironment(macCatalyst)
+        return "macos"
+        #elseif os(iOS)
         return "ios"
         #elseif os(tvOS)
         return "tv"
         #elseif os(watchOS)
         return "watchos"
+        #elseif os(visionOS)
+        return "visionos"
         #else
         return "macos"
         #endif
     }
 
-    /// Screen size in points and its scale, read on the main thread when we are on it.
-    static func screen() -> [String: JSON]? {
-        guard Thread.isMainThread else { return nil }
-        return MainActor.assumeIsolated {
-            #if os(iOS) || os(tvOS)
-            let screen = UIScreen.main
-            return [
-                "width": .double(Double(screen.bounds.width)), "height": .double(Double(screen.bounds.height)),
-                "density": .double(Double(screen.scale)),
-            ]
-            #elseif os(macOS)
-            guard let screen = NSScreen.main else { return nil }
-            return [
-                "width": .double(Double(screen.frame.width)), "height": .double(Double(screen.frame.height)),
-                "density": .double(Double(screen.backingScaleFactor)),
-            ]
-            #else
-            return nil
-            #endif
+    /// Reads the screen size in points and its scale on the main actor and hands it to
+    /// `completion` (not called where there is no screen to read).
+    static func readScreen(_ completion: @escaping @Sendable ([String: JSON]) -> Void) {
+        Task { @MainActor in
+            if let screen = mainScreen() { completion(screen) }
         }
+    }
+
+    @MainActor
+    private static func mainScreen() -> [String: JSON]? {
+        #if os(iOS) || os(tvOS)
+        let screen = UIScreen.main
+        return [
+            "width": .double(Double(screen.bounds.width)), "height": .double(Double(screen.bounds.height)),
+            "density": .double(Double(screen.scale)),
+        ]
+        #elseif os(macOS) && !targetEnvironment(macCatalyst)
+        guard let screen = NSScreen.main else { return nil }
+        return [
+            "width": .double(Double(screen.frame.width)), "height": .double(Double(screen.frame.height)),
+            "density": .double(Double(screen.backingScaleFactor)),
+        ]
+        #else
+        return nil
+        #endif
     }
 }
 #endif

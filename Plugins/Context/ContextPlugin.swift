@@ -12,24 +12,28 @@ public final class ContextPlugin: Plugin {
     public private(set) var baseContext: [String: JSON] = [:]
 
     private let overrides: [String: JSON]
-    private let screen: [String: JSON]?
 
     /// Creates the plugin. `extra` is merged into the computed context (e.g. a deployment name).
-    /// On Apple platforms the screen is read here when created on the main thread.
     public init(extra: [String: JSON] = [:]) {
         overrides = extra
+    }
+
+    /// Computes the context once. On Apple platforms the screen is read on the main actor and
+    /// joins the context when that read comes back (events before it carry no `screen`).
+    public func configure(analytics: AnalyticsClient) {
+        baseContext = ContextMerge.merge(PlatformContext.collect(application: analytics.configuration.application), overrides)
         #if canImport(UIKit) || canImport(AppKit)
-        screen = ApplePlatform.screen()
-        #else
-        screen = nil
+        ApplePlatform.readScreen { [weak analytics] screen in
+            analytics?.perform { timeline in
+                for plugin in timeline.findAll(ContextPlugin.self) { plugin.add(screen: screen) }
+            }
+        }
         #endif
     }
 
-    /// Computes the context once.
-    public func configure(analytics: AnalyticsClient) {
-        var computed = PlatformContext.collect(application: analytics.configuration.application)
-        computed["screen"] = screen.map(JSON.object)
-        baseContext = ContextMerge.merge(computed, overrides)
+    private func add(screen: [String: JSON]) {
+        baseContext = ContextMerge.merge(baseContext, ["screen": .object(screen)])
+        baseContext = ContextMerge.merge(baseContext, overrides)
     }
 
     /// Sets the base context, merging in what the event already carries.

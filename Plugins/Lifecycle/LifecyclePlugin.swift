@@ -46,7 +46,19 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
         ranBefore = hadIdentity()
         source.start { [weak self, weak analytics] transition in
             guard let plugin = self, let analytics else { return }
-            analytics.perform { timeline in plugin.handle(transition, timeline) }
+            guard transition == .willTerminate(signal: nil), !analytics.isOnExecutor else {
+                analytics.perform { timeline in plugin.handle(transition, timeline) }
+                return
+            }
+            // The app is about to end (UIKit, AppKit call this on the main thread, and the
+            // process ends when it returns): wait, within the deadline, until the queue is
+            // written and fsync'ed on the executor.
+            let persisted = DispatchSemaphore(value: 0)
+            analytics.perform { timeline in
+                plugin.handle(transition, timeline)
+                persisted.signal()
+            }
+            _ = persisted.wait(timeout: .now() + plugin.terminationDeadline)
         }
     }
 
@@ -85,7 +97,13 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
             timeline.apply { ($0 as? any LifecycleAware)?.applicationDidEnterForeground() }
         case .enterBackground:
             // After `Application Backgrounded` went through the timeline: the flush covers it.
+            // The system is asked to keep the app running until that upload has resolved.
+            let end = source.beginFinishingWork(named: "MetaRouter background flush")
             timeline.apply { ($0 as? any LifecycleAware)?.applicationDidEnterBackground() }
+            Task.detached {
+                await analytics.flushAndWait()
+                end()
+            }
         case .terminate(let signal):
             timeline.apply { ($0 as? any LifecycleAware)?.applicationWillTerminate() }
             if let signal { finishAndReraise(signal, analytics) }

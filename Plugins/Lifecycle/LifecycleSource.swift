@@ -25,6 +25,16 @@ public protocol LifecycleSource: Sendable {
     func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void)
     /// Stops reporting.
     func stop()
+    /// Asks the system to keep the process running while work that must not be frozen
+    /// finishes (the upload started when the app goes to the background). Returns the closure
+    /// that ends the request; it may be called more than once, from any thread, and only the
+    /// first call counts. UIKit wraps `beginBackgroundTask`; other sources need nothing.
+    func beginFinishingWork(named name: String) -> @Sendable () -> Void
+}
+
+extension LifecycleSource {
+    /// Nothing to ask for: the process keeps running on its own.
+    public func beginFinishingWork(named name: String) -> @Sendable () -> Void { {} }
 }
 
 /// A source driven by hand: call ``send(_:)``. For tests, and hosts with their own lifecycle.
@@ -32,6 +42,10 @@ public protocol LifecycleSource: Sendable {
 /// it does.
 public final class ManualLifecycleSource: LifecycleSource {
     private let handler = LockedHandler()
+    private let finishing = Locked(0)
+
+    /// Finishing work begun and not yet ended (see ``beginFinishingWork(named:)``).
+    public var finishingWorkInProgress: Int { finishing.current }
 
     /// A source that reports nothing until told.
     public init() {}
@@ -44,6 +58,15 @@ public final class ManualLifecycleSource: LifecycleSource {
 
     /// Reports `transition`.
     public func send(_ transition: LifecycleTransition) { handler.call(transition) }
+
+    /// Counts the request in ``finishingWorkInProgress`` until it is ended.
+    public func beginFinishingWork(named name: String) -> @Sendable () -> Void {
+        finishing.withLock { $0 += 1 }
+        let ended = Locked(false)
+        return { [finishing] in
+            if ended.firstTime() { finishing.withLock { $0 -= 1 } }
+        }
+    }
 }
 
 /// A handler slot; transitions sent while it is empty wait for a handler.

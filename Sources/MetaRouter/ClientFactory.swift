@@ -35,16 +35,17 @@ enum ClientFactory {
         }
         let directory = options.storageDirectory ?? StorageFiles.defaultDirectory(writeKey: options.writeKey)
         let storage = options.keyValueStore ?? defaultStore(directory: directory, logger: logger)
-        let configuration = Configuration(
+        var configuration = Configuration(
             writeKey: options.writeKey, logger: logger, clock: clock, storage: storage,
             storageDirectory: directory, application: options.application)
+        configuration.protectedData = protectedDataGate()
         var plugins = plugins(for: options, host: host, directory: directory)
         if options.trackLifecycleEvents {
             // First, so it joins (on the executor) before the identity plugin creates an
             // anonymousId: an existing one means the SDK ran here before (an upgrade from a
             // version without lifecycle tracking).
             let hadIdentity = { storage.string(forKey: IdentityKeys.anonymousId) != nil }
-            plugins.insert(lifecyclePlugin(options, hadIdentity: hadIdentity), at: 0)
+            plugins.insert(lifecyclePlugin(options, logger: logger, hadIdentity: hadIdentity), at: 0)
         }
         return .ready(configuration: configuration, plugins: plugins, options: options)
     }
@@ -74,21 +75,36 @@ enum ClientFactory {
         return plugins
     }
 
-    private static func lifecyclePlugin(_ options: InitOptions, hadIdentity: @escaping () -> Bool) -> LifecyclePlugin {
+    private static func lifecyclePlugin(_ options: InitOptions, logger: Logger, hadIdentity: @escaping () -> Bool) -> LifecyclePlugin {
         let bundle = Bundle.main.infoDictionary ?? [:]
         let release = LifecycleStateMachine.Release(
             version: options.application.version ?? bundle["CFBundleShortVersionString"] as? String ?? "unknown",
             build: options.application.build ?? bundle["CFBundleVersion"] as? String ?? "unknown")
-        return LifecyclePlugin(source: options.lifecycleSource ?? defaultLifecycleSource(options), release: release, hadIdentity: hadIdentity)
+        return LifecyclePlugin(
+            source: options.lifecycleSource ?? defaultLifecycleSource(options, logger: logger), release: release, hadIdentity: hadIdentity)
     }
 
-    private static func defaultLifecycleSource(_ options: InitOptions) -> any LifecycleSource {
-        #if canImport(UIKit) && !os(watchOS)
+    private static func defaultLifecycleSource(_ options: InitOptions, logger: Logger) -> any LifecycleSource {
+        #if os(watchOS)
+        // No signal handlers on a watch, and no built-in WatchKit source: the app drives one.
+        logger.warning("trackLifecycleEvents on watchOS needs InitOptions.lifecycleSource (a ManualLifecycleSource the app drives); no lifecycle events until then")
+        return ManualLifecycleSource()
+        #elseif canImport(UIKit)
         return UIKitLifecycleSource()
         #elseif canImport(AppKit)
         return AppKitLifecycleSource()
         #else
         return ServerProcessLifecycleSource(terminateOnSignals: options.terminateOnSignals)
+        #endif
+    }
+
+    /// iOS, tvOS, visionOS, Catalyst: wait for protected data before touching the store or the
+    /// event log (an app may be launched before the first unlock). Elsewhere nothing to wait for.
+    private static func protectedDataGate() -> (any ProtectedDataGate)? {
+        #if canImport(UIKit) && !os(watchOS)
+        return UIKitProtectedDataGate()
+        #else
+        return nil
         #endif
     }
 

@@ -1,8 +1,12 @@
 #if canImport(UIKit) && !os(watchOS)
+import Foundation
+import MetaRouterCore
 import UIKit
 
-/// UIKit's lifecycle (iOS, tvOS, iPadOS; scene-based apps too: UIApplication still posts the
-/// app-level notifications). Thin glue over `LifecycleStateMachine`.
+/// UIKit's lifecycle (iOS, tvOS, iPadOS, visionOS, Mac Catalyst; scene-based apps too:
+/// UIApplication still posts the app-level notifications). Thin glue over
+/// `LifecycleStateMachine`. In an app extension, where there is no `UIApplication`, it reports
+/// the launch and observes nothing.
 public final class UIKitLifecycleSource: LifecycleSource {
     private let observers = ObserverTokens()
 
@@ -11,11 +15,13 @@ public final class UIKitLifecycleSource: LifecycleSource {
 
     /// Reports the launch state, then the notifications.
     public func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
-        DispatchQueue.main.async {
-            MainActor.assumeIsolated {
-                handler(.launched(inBackground: UIApplication.shared.applicationState == .background))
-            }
+        // A task on the main actor rather than `MainActor.assumeIsolated`, which older
+        // runtimes may not honour outside a task.
+        Task { @MainActor in
+            let state = UIKitApplication.shared()?.applicationState
+            handler(.launched(inBackground: state == .background))
         }
+        guard !AppExtension.isExtension(bundlePath: Bundle.main.bundlePath) else { return }
         let center = NotificationCenter.default
         let pairs: [(Notification.Name, LifecycleTransition)] = [
             (UIApplication.didBecomeActiveNotification, .didBecomeActive),
@@ -30,10 +36,45 @@ public final class UIKitLifecycleSource: LifecycleSource {
 
     /// Stops observing.
     public func stop() { observers.removeAll() }
+
+    /// Asks iOS for background time (`beginBackgroundTask`) until the returned closure is
+    /// called or the time runs out; nothing in an app extension. Both ends run on the main
+    /// actor; an end that comes first makes the begin end at once.
+    public func beginFinishingWork(named name: String) -> @Sendable () -> Void {
+        let task = Locked(BackgroundTask())
+        Task { @MainActor in
+            guard let application = UIKitApplication.shared() else { return }
+            let identifier = application.beginBackgroundTask(withName: name) {
+                Task { @MainActor in Self.end(task) }
+            }
+            let endedAlready = task.withLock { state -> Bool in
+                state.identifier = identifier.rawValue
+                return state.ended
+            }
+            if endedAlready { application.endBackgroundTask(identifier) }
+        }
+        return { Task { @MainActor in Self.end(task) } }
+    }
+
+    private struct BackgroundTask: Sendable {
+        var identifier: Int?
+        var ended = false
+    }
+
+    @MainActor
+    private static func end(_ task: Locked<BackgroundTask>) {
+        let identifier = task.withLock { state -> Int? in
+            guard !state.ended else { return nil }
+            state.ended = true
+            return state.identifier
+        }
+        guard let identifier, let application = UIKitApplication.shared() else { return }
+        application.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: identifier))
+    }
 }
 #endif
 
-#if canImport(AppKit)
+#if canImport(AppKit) && !targetEnvironment(macCatalyst)
 import AppKit
 
 /// AppKit's lifecycle (macOS): launch, activation, hiding and termination.
@@ -68,15 +109,16 @@ import Foundation
 import MetaRouterCore
 
 /// Notification observer tokens.
-struct ObserverTokens: Sendable {
-    private let tokens = Locked<[any NSObjectProtocol]>([])
+final class ObserverTokens: @unchecked Sendable {  // `tokens` is only touched under `lock`
+    private let lock = NSLock()
+    private var tokens: [any NSObjectProtocol] = []
 
     func append(_ token: any NSObjectProtocol) {
-        tokens.withLock { $0.append(token) }
+        lock.withLock { tokens.append(token) }
     }
 
     func removeAll() {
-        let removed = tokens.withLock { tokens -> [any NSObjectProtocol] in
+        let removed = lock.withLock { () -> [any NSObjectProtocol] in
             defer { tokens = [] }
             return tokens
         }

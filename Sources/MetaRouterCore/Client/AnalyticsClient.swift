@@ -29,7 +29,9 @@ public final class AnalyticsClient: Sendable {
     public init(configuration: Configuration, plugins: [any Plugin] = []) {
         self.configuration = configuration
         events = EventFactory(clock: configuration.clock, logger: configuration.logger)
-        executor = PipelineExecutor(label: "io.metarouter.executor.\(StorageFiles.namespace(for: configuration.writeKey))")
+        executor = PipelineExecutor(
+            label: "io.metarouter.executor.\(StorageFiles.namespace(for: configuration.writeKey))",
+            held: configuration.protectedData != nil)
         let handoffs = plugins.map(PluginHandoff.init)
         status.withLock { $0.plugins = handoffs }
         let settings = configuration.settings
@@ -39,6 +41,16 @@ public final class AnalyticsClient: Sendable {
             for handoff in handoffs { timeline.add(handoff.plugin) }
             status.withLock { if $0.lifecycle == .initializing { $0.lifecycle = .ready } }
         })
+        if let gate = configuration.protectedData {
+            let waiting = Locked(true)
+            gate.whenAvailable { [executor] in
+                waiting.withLock { $0 = false }
+                executor.release()
+            }
+            if waiting.current {
+                configuration.logger.info("waiting for protected data (the device has not been unlocked since it started); calls are kept in order")
+            }
+        }
     }
 
     /// The logger of this client.
@@ -214,6 +226,10 @@ public final class AnalyticsClient: Sendable {
     package func assertOnExecutor() {
         executor.assertOnQueue()
     }
+
+    /// Whether the caller is running on this client's executor (where waiting for the executor
+    /// would wait forever).
+    package var isOnExecutor: Bool { executor.isCurrent }
 
     /// Whether calls are accepted; logs the first drop loudly and the rest at debug level.
     func accepts(_ what: @autoclosure () -> String) -> Bool {

@@ -37,6 +37,9 @@ public struct Configuration: Sendable {
     public var application: ApplicationInfo
     /// Settings handed to plugins as they join.
     public var settings: Settings
+    /// When set, the client configures its plugins only once the gate reports protected data
+    /// available; calls made before wait in memory, in order (iOS prewarming).
+    public var protectedData: (any ProtectedDataGate)?
 
     /// Creates a configuration. Defaults suit tests: memory storage, no directory.
     public init(

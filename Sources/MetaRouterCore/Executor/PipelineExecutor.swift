@@ -19,16 +19,41 @@ public enum Command: Sendable {
 final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touched on `queue`
     private struct Ingress {
         var pending: [Command] = []
+        /// A drain is scheduled or running, or the executor is held: no new wake-up needed.
         var draining = false
+        var held = false
     }
 
     let timeline = Timeline()
     private let queue: DispatchQueue
     private let ingress = Locked(Ingress())
 
-    init(label: String) {
+    /// Marks `queue`, so code can ask whether it is running on this executor.
+    private let marker = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// An executor; a `held` one keeps commands in order and runs none until ``release()``.
+    init(label: String, held: Bool = false) {
         queue = DispatchQueue(label: label, qos: .utility)
+        ingress.withLock { $0.held = held; $0.draining = held }
+        queue.setSpecific(key: marker, value: ObjectIdentifier(self))
     }
+
+    /// Starts running the commands kept while held; does nothing when not held.
+    func release() {
+        let wake = ingress.withLock { state -> Bool in
+            guard state.held else { return false }
+            state.held = false
+            guard !state.pending.isEmpty else {
+                state.draining = false
+                return false
+            }
+            return true
+        }
+        if wake { queue.async { self.drain() } }
+    }
+
+    /// Whether the caller is running on this executor.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: marker) == ObjectIdentifier(self) }
 
     /// Stops a debug build when the caller is not on this executor; does nothing in release
     /// builds, where a misplaced call must not take the host down.
