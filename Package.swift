@@ -9,6 +9,14 @@ let package = Package(
     products: [
         .library(name: "MetaRouter", targets: ["MetaRouter"]),
         .library(name: "MetaRouterCore", targets: ["MetaRouterCore"]),
+        // Each plugin module on its own, so a server can depend on Core and Delivery without
+        // UIKit lifecycle glue or the rule language.
+        .library(name: "MetaRouterIdentity", targets: ["MetaRouterIdentity"]),
+        .library(name: "MetaRouterContext", targets: ["MetaRouterContext"]),
+        .library(name: "MetaRouterAdvertisingID", targets: ["MetaRouterAdvertisingID"]),
+        .library(name: "MetaRouterDelivery", targets: ["MetaRouterDelivery"]),
+        .library(name: "MetaRouterLifecycle", targets: ["MetaRouterLifecycle"]),
+        .library(name: "MetaRouterTransforms", targets: ["MetaRouterTransforms"]),
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
     ],
     targets: [

@@ -18,7 +18,7 @@ public final class AdvertisingIDPlugin: EventPlugin {
     public private(set) var advertisingId: String?
 
     private var store: (any KeyValueStore)?
-    private var logger: Logger?
+    private var logger: AnalyticsLogger?
 
     /// Creates the plugin; it loads the stored id when it joins a client.
     public init() {}

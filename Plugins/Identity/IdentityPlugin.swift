@@ -34,7 +34,7 @@ public final class IdentityPlugin: EventPlugin {
     public private(set) var traits: [String: JSON] = [:]
 
     private var store: (any KeyValueStore)?
-    private var logger: Logger?
+    private var logger: AnalyticsLogger?
 
     /// Creates the plugin; in `.device` mode it loads the stored identity when it joins a client.
     public init(mode: IdentityMode = .device) {

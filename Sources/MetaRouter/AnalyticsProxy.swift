@@ -14,7 +14,7 @@ public final class AnalyticsProxy: AnalyticsInterface {
     }
 
     private let state = Locked(State())
-    private let factory = EventFactory(clock: SystemClock(), logger: Logger())
+    private let factory = EventFactory(clock: SystemClock(), logger: AnalyticsLogger())
 
     init() {}
 

@@ -24,7 +24,9 @@ enum ClientFactory {
     static func make(_ options: InitOptions) -> MetaRouterClient { prepare(options).start() }
 
     static func prepare(_ options: InitOptions) -> Prepared {
-        let logger = Logger(sink: options.logSink ?? StandardErrorLogSink(), minimumLevel: options.debug ? .debug : .info)
+        let logger = AnalyticsLogger(
+            sink: options.logSink ?? StandardErrorLogSink(), minimumLevel: options.debug ? .debug : .info,
+            instance: AnalyticsLogger.instanceLabel(writeKey: options.writeKey))
         let clock = options.clock ?? SystemClock()
         let errors = options.validationErrors()
         guard errors.isEmpty, let host = options.hostURL else {
@@ -75,7 +77,7 @@ enum ClientFactory {
         return plugins
     }
 
-    private static func lifecyclePlugin(_ options: InitOptions, logger: Logger, hadIdentity: @escaping () -> Bool) -> LifecyclePlugin {
+    private static func lifecyclePlugin(_ options: InitOptions, logger: AnalyticsLogger, hadIdentity: @escaping () -> Bool) -> LifecyclePlugin {
         let bundle = Bundle.main.infoDictionary ?? [:]
         let release = LifecycleStateMachine.Release(
             version: options.application.version ?? bundle["CFBundleShortVersionString"] as? String ?? "unknown",
@@ -84,7 +86,7 @@ enum ClientFactory {
             source: options.lifecycleSource ?? defaultLifecycleSource(options, logger: logger), release: release, hadIdentity: hadIdentity)
     }
 
-    private static func defaultLifecycleSource(_ options: InitOptions, logger: Logger) -> any LifecycleSource {
+    private static func defaultLifecycleSource(_ options: InitOptions, logger: AnalyticsLogger) -> any LifecycleSource {
         #if os(watchOS)
         // No signal handlers on a watch, and no built-in WatchKit source: the app drives one.
         logger.warning("trackLifecycleEvents on watchOS needs InitOptions.lifecycleSource (a ManualLifecycleSource the app drives); no lifecycle events until then")
@@ -108,7 +110,7 @@ enum ClientFactory {
         #endif
     }
 
-    private static func defaultStore(directory: URL, logger: Logger) -> any KeyValueStore {
+    private static func defaultStore(directory: URL, logger: AnalyticsLogger) -> any KeyValueStore {
         #if canImport(Darwin)
         return UserDefaultsKeyValueStore()
         #else

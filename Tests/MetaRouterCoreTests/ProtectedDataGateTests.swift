@@ -39,7 +39,7 @@ private final class StoreReadingPlugin: Plugin, @unchecked Sendable {  // `confi
         let store = InMemoryKeyValueStore()
         let capture = CapturingDestination()
         let reader = StoreReadingPlugin()
-        var configuration = Configuration(writeKey: "prewarm", logger: Logger(sink: SilentSink()), storage: store)
+        var configuration = Configuration(writeKey: "prewarm", logger: AnalyticsLogger(sink: SilentSink()), storage: store)
         configuration.protectedData = gate
         let client = AnalyticsClient(configuration: configuration, plugins: [reader, capture])
         for index in 0..<50 { client.track("locked-\(index)") }
@@ -59,7 +59,7 @@ private final class StoreReadingPlugin: Plugin, @unchecked Sendable {  // `confi
 
     @Test func aGateThatIsOpenAlreadyCostsNothing() async {
         let capture = CapturingDestination()
-        var configuration = Configuration(writeKey: "unlocked", logger: Logger(sink: SilentSink()))
+        var configuration = Configuration(writeKey: "unlocked", logger: AnalyticsLogger(sink: SilentSink()))
         configuration.protectedData = OpenGate()
         let client = AnalyticsClient(configuration: configuration, plugins: [capture])
         client.track("a")

@@ -6,7 +6,6 @@ final class MarkingPlugin: Plugin {
     let type: PluginType
     let marker: String
     private(set) var configured = 0
-    private(set) var settingsSeen: [Settings] = []
 
     init(_ type: PluginType, marker: String) {
         self.type = type
@@ -14,7 +13,6 @@ final class MarkingPlugin: Plugin {
     }
 
     func configure(analytics: AnalyticsClient) { configured += 1 }
-    func update(settings: Settings) { settingsSeen.append(settings) }
 
     func execute(event: Event) -> Event? {
         var event = event
@@ -78,7 +76,7 @@ final class SessionStampPlugin: Plugin {
 }
 
 func makeClient(_ plugins: [any Plugin], writeKey: String = "test-key", clock: any AnalyticsClock = SystemClock()) -> AnalyticsClient {
-    AnalyticsClient(configuration: Configuration(writeKey: writeKey, logger: Logger(sink: SilentSink()), clock: clock), plugins: plugins)
+    AnalyticsClient(configuration: Configuration(writeKey: writeKey, logger: AnalyticsLogger(sink: SilentSink()), clock: clock), plugins: plugins)
 }
 
 struct SilentSink: LogSink {

@@ -6,14 +6,46 @@ import Testing
 /// What the app's lifecycle asks of delivery on iOS, driven through a manual source: the
 /// background upload holds the system's background time until it resolves, and the
 /// termination hand-off returns only once the queue is on disk.
+/// The real URLSession transport, whose answers are handed back only once the test opens the
+/// gate: the upload stays "in flight" for as long as the test needs, however busy the machine.
+private final class GatedTransport: HTTPTransport, @unchecked Sendable {  // `held` and `open` are only touched under `lock`
+    private let inner = URLSessionTransport(timeout: 15)
+    private let lock = NSLock()
+    private var held: [@Sendable () -> Void] = []
+    private var open = false
+
+    func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
+        inner.send(request) { [self] result in
+            let deliver: @Sendable () -> Void = { completion(result) }
+            let now = lock.withLock { () -> Bool in
+                if !open { held.append(deliver) }
+                return open
+            }
+            if now { deliver() }
+        }
+    }
+
+    func release() {
+        let waiting = lock.withLock { () -> [@Sendable () -> Void] in
+            open = true
+            defer { held = [] }
+            return held
+        }
+        for deliver in waiting { deliver() }
+    }
+}
+
 @Suite struct BackgroundAndTerminationTests {
-    private func launch(_ host: URL, directory: URL) -> (MetaRouterClient, ManualLifecycleSource) {
+    private func launch(_ host: URL, directory: URL, transport: (any HTTPTransport)? = nil) -> (MetaRouterClient, ManualLifecycleSource) {
         let source = ManualLifecycleSource()
-        var options = InitOptions(writeKey: "background-\(UUID().uuidString)", ingestionHost: host, trackLifecycleEvents: true)
+        // No timer flush: the only upload is the one the background transition starts.
+        var options = InitOptions(
+            writeKey: "background-\(UUID().uuidString)", ingestionHost: host, flushIntervalSeconds: 3600, trackLifecycleEvents: true)
         options.storageDirectory = directory
         options.keyValueStore = InMemoryKeyValueStore()
         options.lifecycleSource = source
         options.logSink = RecordingLogSink()
+        options.transport = transport
         return (MetaRouter.Analytics.instance(for: options), source)
     }
 
@@ -22,15 +54,18 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try await collector.script([ScriptedResponse(delay: 1.0)])
-        let (app, source) = launch(collector.baseURL, directory: directory.url)
+        let transport = GatedTransport()
+        let (app, source) = launch(collector.baseURL, directory: directory.url, transport: transport)
         source.send(.launched(inBackground: false))
         app.track("Added To Cart")
         source.send(.willResignActive)
         source.send(.didEnterBackground)
-        try await collector.waitFor { !$0.isEmpty }
-        // The collector holds its answer for a second: the upload is in flight.
+        try await collector.waitFor { requests in
+            requests.contains { $0.events.contains { $0["event"]?.stringValue == "Application Backgrounded" } }
+        }
+        // The collector has answered; the transport holds the answer: the upload is in flight.
         #expect(source.finishingWorkInProgress == 1)
+        transport.release()
         let deadline = Date().addingTimeInterval(20)
         while source.finishingWorkInProgress > 0, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(source.finishingWorkInProgress == 0)
@@ -46,6 +81,10 @@ import Testing
         // Nothing listens on port 9: every event stays queued.
         let (app, source) = launch(URL(string: "http://127.0.0.1:9")!, directory: directory.url)
         source.send(.launched(inBackground: false))
+        app.track("Warm Up")
+        // Once the plugin listens (transitions sent before are replayed on the executor,
+        // where the hand-off cannot wait), willTerminate returns only after the fsync.
+        await app.client.settle()
         let name = "Last Words \(UUID().uuidString)"
         app.track(name)
         source.send(.willTerminate(signal: nil))

@@ -117,7 +117,7 @@ final class WebhookDestination: DestinationPlugin, CompletingPlugin {
         let clock = ManualClock()
         let webhook = WebhookDestination(endpoint: collector.baseURL.appendingPathComponent("hooks/orders"))
         let client = AnalyticsClient(
-            configuration: Configuration(writeKey: "hook", logger: Logger(sink: RecordingLogSink()), clock: clock),
+            configuration: Configuration(writeKey: "hook", logger: AnalyticsLogger(sink: RecordingLogSink()), clock: clock),
             plugins: [webhook])
         for name in ["a", "b", "c"] { client.track(name) }
         client.identify("ignored by the webhook")

@@ -72,11 +72,11 @@ import Glibc
     }
 
     @Test func shutdownIsBoundedAndToleratesPluginsThatCallBackTwiceOrNever() async {
-        let twice = AnalyticsClient(configuration: Configuration(writeKey: "twice", logger: Logger(sink: RecordingLogSink())), plugins: [Misbehaving(callsBack: 2)])
+        let twice = AnalyticsClient(configuration: Configuration(writeKey: "twice", logger: AnalyticsLogger(sink: RecordingLogSink())), plugins: [Misbehaving(callsBack: 2)])
         await twice.flushAndWait()
         #expect(await twice.shutdown(timeout: 5))
         let logs = RecordingLogSink()
-        let never = AnalyticsClient(configuration: Configuration(writeKey: "never", logger: Logger(sink: logs)), plugins: [Misbehaving(callsBack: 0)])
+        let never = AnalyticsClient(configuration: Configuration(writeKey: "never", logger: AnalyticsLogger(sink: logs)), plugins: [Misbehaving(callsBack: 0)])
         let started = Date()
         #expect(await never.shutdown(timeout: 0.2) == false)
         #expect(Date().timeIntervalSince(started) < 5)

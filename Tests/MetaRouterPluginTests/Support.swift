@@ -10,7 +10,7 @@ func makePluginClient(
     logs: RecordingLogSink = RecordingLogSink()
 ) -> (AnalyticsClient, CapturingDestination) {
     let capture = CapturingDestination()
-    let configuration = Configuration(writeKey: "plugin-tests", logger: Logger(sink: logs), storage: store, application: application)
+    let configuration = Configuration(writeKey: "plugin-tests", logger: AnalyticsLogger(sink: logs), storage: store, application: application)
     let client = AnalyticsClient(
         configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIDPlugin(), capture])
     return (client, capture)

@@ -114,7 +114,7 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
 
 @Suite struct TransformPluginTests {
     private func client(_ plugins: [any Plugin]) -> AnalyticsClient {
-        AnalyticsClient(configuration: Configuration(writeKey: "rules", logger: Logger(sink: RecordingLogSink())), plugins: plugins)
+        AnalyticsClient(configuration: Configuration(writeKey: "rules", logger: AnalyticsLogger(sink: RecordingLogSink())), plugins: plugins)
     }
 
     @Test func perDestinationScope() async throws {
@@ -133,7 +133,7 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
         let logs = RecordingLogSink()
         let capture = CapturingDestination()
         let plugin = TransformPlugin(ruleSet: try RuleTextParser.parse("rule \"nest\" { set properties.price.amount = 1 }"))
-        let analytics = AnalyticsClient(configuration: Configuration(writeKey: "r", logger: Logger(sink: logs)), plugins: [plugin, capture])
+        let analytics = AnalyticsClient(configuration: Configuration(writeKey: "r", logger: AnalyticsLogger(sink: logs)), plugins: [plugin, capture])
         for _ in 0..<5 { analytics.track("x", properties: ["price": 3]) }
         await analytics.settle()
         #expect(capture.events.count == 5)

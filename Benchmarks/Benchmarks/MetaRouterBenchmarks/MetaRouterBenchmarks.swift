@@ -10,7 +10,7 @@ private func fiveProperties() -> [String: Any] {
 
 private func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
     let configuration = Configuration(
-        writeKey: "bench", logger: Logger(sink: StandardErrorLogSink(), minimumLevel: .error),
+        writeKey: "bench", logger: AnalyticsLogger(sink: StandardErrorLogSink(), minimumLevel: .error),
         application: ApplicationInfo(name: "bench", version: "1.0", build: "1"))
     return AnalyticsClient(
         configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIDPlugin(), capture])
@@ -60,7 +60,7 @@ private func deliveryClient(transport: any HTTPTransport, disk: Bool, directory:
         options.disk = log
     }
     let destination = MetaRouterDestination(options: options)
-    let configuration = Configuration(writeKey: "bench", logger: Logger(minimumLevel: .error))
+    let configuration = Configuration(writeKey: "bench", logger: AnalyticsLogger(minimumLevel: .error))
     return (AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination]), destination)
 }
 
@@ -225,7 +225,7 @@ let benchmarks: @Sendable () -> Void = {
         options.flushAt = 100
         options.maxQueueEvents = 100_000
         let destination = MetaRouterDestination(options: options)
-        let configuration = Configuration(writeKey: "bench", logger: Logger(minimumLevel: .error))
+        let configuration = Configuration(writeKey: "bench", logger: AnalyticsLogger(minimumLevel: .error))
         let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
         runBlocking { await client.settle() }
         guard let uploader = destination.uploader else { return }

@@ -71,7 +71,7 @@ public final class DiskEventStore: EventStore {
     let options: Options
     let files: SegmentFiles
     private let lock: DirectoryLock
-    private let logger: Logger?
+    private let logger: AnalyticsLogger?
     var entries: [Entry] = []
     var head = 0
     var pending: (batch: PendingBatch, entries: [Entry])?
@@ -89,7 +89,7 @@ public final class DiskEventStore: EventStore {
 
     /// Opens (and recovers) the log in `options.directory`, or throws when another process
     /// holds it or it cannot be created.
-    public init(options: Options, now: Date, logger: Logger? = nil) throws {
+    public init(options: Options, now: Date, logger: AnalyticsLogger? = nil) throws {
         self.options = options
         self.logger = logger
         try StorageFiles.ensureDirectory(options.directory)

@@ -34,10 +34,9 @@ public final class AnalyticsClient: Sendable {
             held: configuration.protectedData != nil)
         let handoffs = plugins.map(PluginHandoff.init)
         status.withLock { $0.plugins = handoffs }
-        let settings = configuration.settings
         executor.submit(.operation { [self] timeline in
             // Attached first, so each plugin joins (is configured) in the order given.
-            timeline.attach(to: self, settings: settings)
+            timeline.attach(to: self)
             for handoff in handoffs { timeline.add(handoff.plugin) }
             status.withLock { if $0.lifecycle == .initializing { $0.lifecycle = .ready } }
         })
@@ -54,7 +53,7 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// The logger of this client.
-    public var logger: Logger { configuration.logger }
+    public var logger: AnalyticsLogger { configuration.logger }
 
     /// Where the client is in its life.
     public var lifecycle: ClientLifecycle { status.withLock { $0.lifecycle } }
@@ -126,11 +125,6 @@ public final class AnalyticsClient: Sendable {
     /// Its methods other than thread-safe ones must be called through ``perform(_:)``.
     public func find<T: Plugin>(pluginType: T.Type) -> T? {
         status.withLock { status in status.plugins.lazy.compactMap { $0.plugin as? T }.first }
-    }
-
-    /// Hands new settings to every plugin, in order with events.
-    public func update(settings: Settings) {
-        perform { $0.update(settings: settings) }
     }
 
     // MARK: Control

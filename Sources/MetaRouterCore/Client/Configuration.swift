@@ -26,7 +26,7 @@ public struct Configuration: Sendable {
     /// The source's write key.
     public var writeKey: String
     /// Where log lines go.
-    public var logger: Logger
+    public var logger: AnalyticsLogger
     /// The time source for timestamps, timers and backoff.
     public var clock: any AnalyticsClock
     /// Small persisted values (identity).
@@ -35,8 +35,6 @@ public struct Configuration: Sendable {
     public var storageDirectory: URL?
     /// The host application.
     public var application: ApplicationInfo
-    /// Settings handed to plugins as they join.
-    public var settings: Settings
     /// When set, the client configures its plugins only once the gate reports protected data
     /// available; calls made before wait in memory, in order (iOS prewarming).
     public var protectedData: (any ProtectedDataGate)?
@@ -44,12 +42,11 @@ public struct Configuration: Sendable {
     /// Creates a configuration. Defaults suit tests: memory storage, no directory.
     public init(
         writeKey: String,
-        logger: Logger = Logger(),
+        logger: AnalyticsLogger = AnalyticsLogger(),
         clock: any AnalyticsClock = SystemClock(),
         storage: any KeyValueStore = InMemoryKeyValueStore(),
         storageDirectory: URL? = nil,
-        application: ApplicationInfo = ApplicationInfo(),
-        settings: Settings = Settings()
+        application: ApplicationInfo = ApplicationInfo()
     ) {
         self.writeKey = writeKey
         self.logger = logger
@@ -57,7 +54,6 @@ public struct Configuration: Sendable {
         self.storage = storage
         self.storageDirectory = storageDirectory
         self.application = application
-        self.settings = settings
     }
 }
 

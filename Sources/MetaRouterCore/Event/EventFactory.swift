@@ -6,10 +6,10 @@ import Foundation
 /// (`Encodable`) values are encoded here, at the call. Nothing here touches disk or network.
 public struct EventFactory: Sendable {
     private let clock: any AnalyticsClock
-    private let logger: Logger
+    private let logger: AnalyticsLogger
 
     /// A factory stamping times from `clock` and reporting dropped values to `logger`.
-    public init(clock: any AnalyticsClock, logger: Logger) {
+    public init(clock: any AnalyticsClock, logger: AnalyticsLogger) {
         self.clock = clock
         self.logger = logger
     }

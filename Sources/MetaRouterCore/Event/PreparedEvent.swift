@@ -27,7 +27,7 @@ public struct PreparedEvent: Sendable {
         pending = nil
     }
 
-    init(_ event: Event, values: [String: Any]?, target: Target, logger: Logger) {
+    init(_ event: Event, values: [String: Any]?, target: Target, logger: AnalyticsLogger) {
         self.event = event
         pending = values.map { values in
             let root = target == .properties ? "properties" : "traits"
@@ -70,7 +70,7 @@ private struct PendingValues: @unchecked Sendable {  // `.deferred` holds only v
 
     let content: Content
     let target: PreparedEvent.Target
-    let logger: Logger
+    let logger: AnalyticsLogger
 
     /// Whether every value is a Swift value type of a few common kinds, or an `NSNumber`
     /// (immutable): nothing the caller can change after the call. Exact metatype checks only,

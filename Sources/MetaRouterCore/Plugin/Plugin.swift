@@ -1,6 +1,6 @@
 /// Where a plugin sits in the timeline. Stages run in this order: `before`, `enrichment`,
 /// every `destination` (each with its own sub-timeline), `after`. `utility` plugins see no
-/// events; they only receive configuration, settings, reset, flush and shutdown.
+/// events; they only receive configuration, reset, flush and shutdown.
 public enum PluginType: Sendable, Hashable, CaseIterable {
     /// First: validation, consent gates, dropping events early.
     case before
@@ -26,8 +26,6 @@ public protocol Plugin: AnyObject {
     func configure(analytics: AnalyticsClient)
     /// Receives an event; returns it (changed or not) to pass it on, or `nil` to drop it.
     func execute(event: Event) -> Event?
-    /// Receives settings when the plugin joins and whenever they change.
-    func update(settings: Settings)
     /// The client was reset (logout): forget per-user state.
     func reset()
     /// The host asked to deliver what is queued now.
@@ -41,8 +39,6 @@ extension Plugin {
     public func configure(analytics: AnalyticsClient) {}
     /// Passes the event on unchanged.
     public func execute(event: Event) -> Event? { event }
-    /// Does nothing.
-    public func update(settings: Settings) {}
     /// Does nothing.
     public func reset() {}
     /// Does nothing.

@@ -4,7 +4,6 @@
 public final class Timeline {
     private var stages: [PluginType: [any Plugin]] = [:]
     private weak var analytics: AnalyticsClient?
-    private var settings = Settings()
 
     /// An empty timeline.
     public init() {}
@@ -99,25 +98,16 @@ public final class Timeline {
         }
     }
 
-    /// Hands `settings` to every plugin and remembers them for plugins added later.
-    public func update(settings: Settings) {
-        analytics?.assertOnExecutor()
-        self.settings = settings
-        apply { $0.update(settings: settings) }
-    }
-
     /// Connects the timeline to its client and configures the plugins already in it.
-    func attach(to analytics: AnalyticsClient, settings: Settings) {
+    func attach(to analytics: AnalyticsClient) {
         self.analytics = analytics
-        self.settings = settings
         for plugin in plugins { join(plugin, analytics) }
     }
 
     private func join(_ plugin: any Plugin, _ analytics: AnalyticsClient) {
         plugin.configure(analytics: analytics)
-        plugin.update(settings: settings)
         if let destination = plugin as? any DestinationPlugin {
-            destination.timeline.attach(to: analytics, settings: settings)
+            destination.timeline.attach(to: analytics)
         }
     }
 }

@@ -17,11 +17,11 @@ public final class FileKeyValueStore: KeyValueStore {
     }
 
     private let file: URL
-    private let logger: Logger?
+    private let logger: AnalyticsLogger?
     private let state = Locked(State())
 
     /// Prepares the store at `file`; nothing is read until a value is asked for.
-    public init(file: URL, logger: Logger? = nil) {
+    public init(file: URL, logger: AnalyticsLogger? = nil) {
         self.file = file
         self.logger = logger
     }
@@ -61,7 +61,7 @@ public final class FileKeyValueStore: KeyValueStore {
     }
 
     /// The stored values, and whether writing may replace the file.
-    private static func load(_ file: URL, logger: Logger?) -> ([String: String], writable: Bool) {
+    private static func load(_ file: URL, logger: AnalyticsLogger?) -> ([String: String], writable: Bool) {
         let data: Data
         do {
             data = try Data(contentsOf: file)

@@ -31,7 +31,7 @@ struct DeliveryHarness {
         let destination = MetaRouterDestination(options: options)
         let logs = RecordingLogSink()
         let configuration = Configuration(
-            writeKey: writeKey, logger: Logger(sink: logs), clock: realClock ?? clock)
+            writeKey: writeKey, logger: AnalyticsLogger(sink: logs), clock: realClock ?? clock)
         client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), destination])
         self.collector = collector
         self.clock = clock

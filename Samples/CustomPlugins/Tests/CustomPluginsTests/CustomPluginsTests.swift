@@ -10,7 +10,7 @@ import FoundationNetworking
 
 private func client(_ plugins: [any Plugin]) -> AnalyticsClient {
     AnalyticsClient(
-        configuration: Configuration(writeKey: "custom-plugins", logger: Logger(sink: RecordingLogSink()), storage: InMemoryKeyValueStore()),
+        configuration: Configuration(writeKey: "custom-plugins", logger: AnalyticsLogger(sink: RecordingLogSink()), storage: InMemoryKeyValueStore()),
         plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIDPlugin()] + plugins)
 }
 

@@ -42,15 +42,28 @@ public struct StandardErrorLogSink: LogSink {
     }
 }
 
-/// The SDK's logger: a sink plus a threshold that debug mode lowers at run time.
-public final class Logger: Sendable {
+/// The SDK's logger: a sink plus a threshold that debug mode lowers at run time. (Named so
+/// that it does not clash with swift-log's `Logger` in a server that imports both.)
+public final class AnalyticsLogger: Sendable {
     private let sink: any LogSink
     private let threshold: Locked<LogLevel>
+    private let prefix: String
+    /// The instance its lines name, e.g. `…9876` for the write key ending in 9876, so a
+    /// process with several instances (a multi-tenant server) can tell their lines apart.
+    public let instance: String?
 
-    /// Writes lines at `minimumLevel` or above to `sink`.
-    public init(sink: any LogSink = StandardErrorLogSink(), minimumLevel: LogLevel = .info) {
+    /// Writes lines at `minimumLevel` or above to `sink`, each starting with `[instance] `
+    /// when `instance` is given.
+    public init(sink: any LogSink = StandardErrorLogSink(), minimumLevel: LogLevel = .info, instance: String? = nil) {
         self.sink = sink
         self.threshold = Locked(minimumLevel)
+        self.instance = instance
+        prefix = instance.map { "[\($0)] " } ?? ""
+    }
+
+    /// The label for the instance with `writeKey`: its last four characters, the rest left out.
+    public static func instanceLabel(writeKey: String) -> String {
+        writeKey.count > 4 ? "…" + writeKey.suffix(4) : String(repeating: "*", count: writeKey.count)
     }
 
     /// The lowest level currently written.
@@ -65,7 +78,7 @@ public final class Logger: Sendable {
     /// Writes `message` when `level` is enabled; the text is built only then.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard isEnabled(level) else { return }
-        sink.log(level: level, message: message())
+        sink.log(level: level, message: prefix + message())
     }
 
     /// Debug detail.
