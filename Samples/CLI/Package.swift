@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "MetaRouter", package: "MetaRouter"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -32,9 +33,12 @@ let package = Package(
             dependencies: [
                 "MetaRouterCLIKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "MetaRouterCLIKitTests", dependencies: ["MetaRouterCLIKit"]),
+        .testTarget(
+            name: "MetaRouterCLIKitTests",
+            dependencies: ["MetaRouterCLIKit", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -137,6 +137,13 @@ public struct InitOptions: Sendable {
         return errors
     }
 
+    /// A stable, file-name-safe name for `writeKey` (a hash of it: the key itself never appears
+    /// in a path). The default storage directory ends with it; a server that keeps each
+    /// tenant's files under its own root can use it for ``storageDirectory``.
+    public static func storageName(for writeKey: String) -> String {
+        StorageFiles.namespace(for: writeKey)
+    }
+
     /// Whether `host` names this machine: `localhost`, an address in `127.0.0.0/8`, or `::1`.
     static func isLoopback(_ host: String) -> Bool {
         let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))

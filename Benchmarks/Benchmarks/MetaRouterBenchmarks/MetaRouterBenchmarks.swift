@@ -30,14 +30,14 @@ private func twentyRules() -> String {
 }
 
 private func sampleEvent() -> Event {
-    Event(type: .track, anonymousId: RandomIdentifier.uuidString(lowercase: true), userId: "user-1", event: "Product Viewed",
+    Event(type: .track, anonymousId: UUID().uuidString.lowercased(), userId: "user-1", event: "Product Viewed",
           properties: ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "currency": "EUR"],
           context: ["library": ["name": "metarouter-swift", "version": "0.1.0"], "app": ["name": "bench"]])
 }
 
 /// The encoded bytes of a typical track event (five properties, default context).
 private func sampleEventPayload() -> [UInt8] {
-    var event = Event(type: .track, anonymousId: RandomIdentifier.uuidString(lowercase: true), event: "Product Viewed",
+    var event = Event(type: .track, anonymousId: UUID().uuidString.lowercased(), event: "Product Viewed",
                       properties: ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "category": "footwear"],
                       context: ["library": ["name": "metarouter-swift", "version": "0.1.0"], "app": ["name": "bench", "version": "1.0", "build": "1"],
                                 "os": ["name": "Linux", "version": "6.1.0"], "device": ["type": "server", "model": "x86_64"],
@@ -150,7 +150,7 @@ let benchmarks: @Sendable () -> Void = {
         let payload = sampleEventPayload()
         var payloadBytes = 0
         for index in 0..<100_000 {
-            _ = store.append(QueuedEvent(messageId: MessageID.make(at: Date()), timestamp: Date(), payload: payload))
+            _ = store.append(QueuedEvent(messageId: "\(UUID().uuidString)", timestamp: Date(), payload: payload))
             payloadBytes += payload.count
             if index % 20 == 19 { store.commit() }
             if index % 100 == 99, let batch = store.nextBatch(maxCount: 100, maxBytes: .max) { store.acknowledge(batch) }
@@ -181,7 +181,7 @@ let benchmarks: @Sendable () -> Void = {
         let payload = sampleEventPayload()
         do {
             guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date()) else { return }
-            for _ in 0..<10_000 { _ = store.append(QueuedEvent(messageId: MessageID.make(at: Date()), timestamp: Date(), payload: payload)) }
+            for _ in 0..<10_000 { _ = store.append(QueuedEvent(messageId: "\(UUID().uuidString)", timestamp: Date(), payload: payload)) }
             store.sync()
         }
         benchmark.startMeasurement()

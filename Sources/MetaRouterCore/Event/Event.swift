@@ -70,9 +70,9 @@ public struct Event: Sendable, Hashable {
 }
 
 /// Message identifiers in MetaRouter's format, `<epochMillis>-<UUID>`.
-public enum MessageID {
+package enum MessageID {
     /// A new identifier for a call made at `date`.
-    public static func make(at date: Date) -> String {
+    package static func make(at date: Date) -> String {
         "\(Timestamp.epochMillis(date))-\(RandomIdentifier.uuidString())"
     }
 }

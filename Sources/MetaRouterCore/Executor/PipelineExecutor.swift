@@ -3,7 +3,7 @@ import Foundation
 
 /// One unit of work on the ordered path: an event, or an operation on the timeline (identity
 /// change, reset, plugin added, flush, a plugin's own continuation).
-public enum Command: Sendable {
+package enum Command: Sendable {
     /// An event to run through the timeline; its caller's values are converted first.
     case event(PreparedEvent)
     /// Work that runs on the executor with the timeline, in order with the events.

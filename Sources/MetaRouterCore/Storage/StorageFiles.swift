@@ -13,15 +13,15 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     /// What is wrong and what to do.
     public let description: String
 
-    package init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }
 
 /// File-system helpers shared by the stores: owner-only directories and files, atomic writes,
 /// and the per-write-key storage directory.
-public enum StorageFiles {
+package enum StorageFiles {
     /// Creates `directory` (and parents) with permissions 0700 if missing; on Apple platforms
     /// it is excluded from backup.
-    public static func ensureDirectory(_ directory: URL) throws {
+    package static func ensureDirectory(_ directory: URL) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw StorageError(
@@ -57,7 +57,7 @@ public enum StorageFiles {
     }
 
     /// Writes `data` to a temporary file beside `file` (0600), then renames it over `file`.
-    public static func writeAtomically(_ data: Data, to file: URL) throws {
+    package static func writeAtomically(_ data: Data, to file: URL) throws {
         try ensureDirectory(file.deletingLastPathComponent())
         let temporary = file.deletingLastPathComponent()
             .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
@@ -97,14 +97,14 @@ public enum StorageFiles {
 
     /// The default directory for one write key: `<base>/metarouter/<hash of key>`, where base is
     /// Application Support on Apple platforms and `$XDG_DATA_HOME` or `~/.local/share` on Linux.
-    public static func defaultDirectory(writeKey: String) -> URL {
+    package static func defaultDirectory(writeKey: String) -> URL {
         base().appendingPathComponent("metarouter", isDirectory: true)
             .appendingPathComponent(namespace(for: writeKey), isDirectory: true)
     }
 
     /// A stable, filename-safe namespace for a write key (FNV-1a 64, hex), so the key itself
     /// never appears on disk.
-    public static func namespace(for writeKey: String) -> String {
+    package static func namespace(for writeKey: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in writeKey.utf8 {
             hash ^= UInt64(byte)

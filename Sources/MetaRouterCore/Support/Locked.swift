@@ -7,22 +7,22 @@ import Foundation
 ///
 /// It is `Sendable` only when `Value` is: a lock makes access exclusive, but it cannot make a
 /// non-Sendable value safe to hand to another thread once it is read out.
-public final class Locked<Value> {
+package final class Locked<Value> {
     private let lock = NSLock()
     private var value: Value
 
     /// Guards `value`.
-    public init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
     }
 
     /// A copy of the current value.
-    public var current: Value { withLock { $0 } }
+    package var current: Value { withLock { $0 } }
 }
 
 extension Locked: @unchecked Sendable where Value: Sendable {}  // every access to `value` holds `lock`
@@ -30,7 +30,7 @@ extension Locked: @unchecked Sendable where Value: Sendable {}  // every access 
 extension Locked where Value == Bool {
     /// Sets the flag and returns whether this was the first call to set it: for callbacks
     /// that must act once however often they are called.
-    public func firstTime() -> Bool {
+    package func firstTime() -> Bool {
         withLock { done in
             defer { done = true }
             return !done

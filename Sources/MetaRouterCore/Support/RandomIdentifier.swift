@@ -5,7 +5,7 @@ import Foundation
 /// `UUID()` costs about 2 µs on Linux (each one reads the system's random source); this
 /// generator draws from xoshiro256** seeded once per process from the system source, behind a
 /// lock, and formats the text itself: about 50 ns. The identifiers are unique, not secret.
-public enum RandomIdentifier {
+package enum RandomIdentifier {
     private struct Xoshiro256 {
         var state: (UInt64, UInt64, UInt64, UInt64)
 
@@ -37,7 +37,7 @@ public enum RandomIdentifier {
     private static let lowerHex: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// A version-4 UUID in canonical form, upper case unless `lowercase`.
-    public static func uuidString(lowercase: Bool = false) -> String {
+    package static func uuidString(lowercase: Bool = false) -> String {
         var (high, low) = generator.withLock { ($0.next(), $0.next()) }
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant

@@ -2,9 +2,9 @@ import Foundation
 
 /// ISO-8601 UTC timestamps with milliseconds (`2026-11-22T00:17:25.123Z`), formatted without
 /// `DateFormatter` so the executor never allocates a formatter per event.
-public enum Timestamp {
+package enum Timestamp {
     /// The text of `date`, truncated to whole milliseconds.
-    public static func string(from date: Date) -> String {
+    package static func string(from date: Date) -> String {
         let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var days = totalMillis / 86_400_000
         var millisOfDay = totalMillis % 86_400_000
@@ -38,7 +38,7 @@ public enum Timestamp {
 
     /// Parses an ISO-8601 timestamp with or without fractional seconds and with `Z` or a
     /// numeric offset. Returns `nil` for anything else.
-    public static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         let withFraction = ISO8601DateFormatter()
         withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = withFraction.date(from: text) { return date }
@@ -48,7 +48,7 @@ public enum Timestamp {
     }
 
     /// Milliseconds since 1970 for `date`.
-    public static func epochMillis(_ date: Date) -> Int64 {
+    package static func epochMillis(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 

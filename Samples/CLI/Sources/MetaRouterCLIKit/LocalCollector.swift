@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import MetaRouter
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// One batch the local collector received.
@@ -42,8 +43,8 @@ public struct CollectorBehaviour: Sendable {
 /// An ingestion endpoint on 127.0.0.1 (Hummingbird): accepts `POST …/v1/batch`, validates each
 /// batch against the wire format, records it and hands it to `onBatch`.
 public final class LocalCollector: Sendable {
-    private let batches = Locked<[ReceivedBatch]>([])
-    private let task = Locked<Task<Void, any Error>?>(nil)
+    private let batches = NIOLockedValueBox<[ReceivedBatch]>([])
+    private let task = NIOLockedValueBox<Task<Void, any Error>?>(nil)
     private let behaviour: CollectorBehaviour
     private let onBatch: @Sendable (ReceivedBatch) -> Void
 
@@ -54,11 +55,11 @@ public final class LocalCollector: Sendable {
     }
 
     /// Every batch so far.
-    public var received: [ReceivedBatch] { batches.current }
+    public var received: [ReceivedBatch] { batches.withLockedValue { $0 } }
 
     /// Every accepted event so far, in arrival order.
     public var acceptedEvents: [JSON] {
-        batches.current.filter { (200..<300).contains($0.status) }.flatMap(\.events)
+        batches.withLockedValue { $0 }.filter { (200..<300).contains($0.status) }.flatMap(\.events)
     }
 
     /// Starts listening on 127.0.0.1 (`port` 0 picks a free one) and returns the base URL.
@@ -78,7 +79,7 @@ public final class LocalCollector: Sendable {
                 bound.continuation.finish()
             },
             logger: .init(label: "collector", factory: { _ in SwiftLogNoOpLogHandler() }))
-        task.withLock { $0 = Task { try await app.run() } }
+        task.withLockedValue { $0 = Task { try await app.run() } }
         var iterator = bound.stream.makeAsyncIterator()
         guard let actual = await iterator.next(), actual > 0, let url = URL(string: "http://127.0.0.1:\(actual)") else {
             throw CollectorError.couldNotBind
@@ -88,7 +89,7 @@ public final class LocalCollector: Sendable {
 
     /// Stops listening.
     public func stop() async {
-        let running = task.withLock { task -> Task<Void, any Error>? in
+        let running = task.withLockedValue { task -> Task<Void, any Error>? in
             defer { task = nil }
             return task
         }
@@ -104,7 +105,7 @@ public final class LocalCollector: Sendable {
         let batch = ReceivedBatch(
             receivedAt: Date(), path: path, idempotencyKey: idempotencyKey, events: parsed?["batch"]?.arrayValue ?? [],
             body: parsed, problems: problems, status: status)
-        batches.withLock { $0.append(batch) }
+        batches.withLockedValue { $0.append(batch) }
         onBatch(batch)
         var headers = HTTPFields()
         if let retryAfter = behaviour.retryAfterSeconds { headers[.retryAfter] = String(retryAfter) }

@@ -27,9 +27,9 @@ public enum EventLine {
     public static func event(from line: String) -> Event? {
         guard var object = (try? JSONParser.parse(line))?.objectValue else { return nil }
         let now = Date()
-        if object["timestamp"] == nil { object["timestamp"] = .string(Timestamp.string(from: now)) }
-        if object["messageId"] == nil { object["messageId"] = .string(MessageID.make(at: now)) }
-        if object["anonymousId"] == nil && object["userId"] == nil { object["anonymousId"] = .string(RandomIdentifier.uuidString(lowercase: true)) }
+        if object["timestamp"] == nil { object["timestamp"] = JSON(timestamp: now) }
+        if object["messageId"] == nil { object["messageId"] = .string("\(Int64(now.timeIntervalSince1970 * 1000))-\(UUID().uuidString)") }
+        if object["anonymousId"] == nil && object["userId"] == nil { object["anonymousId"] = .string(UUID().uuidString.lowercased()) }
         return Event(json: .object(object))
     }
 }

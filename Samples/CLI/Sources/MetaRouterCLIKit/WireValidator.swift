@@ -31,7 +31,7 @@ public enum WireValidator {
         }
         func requireTimestamp(_ name: String) {
             requireString(name)
-            if let text = fields[name]?.stringValue, !text.isEmpty, Timestamp.date(from: text) == nil {
+            if let text = fields[name]?.stringValue, !text.isEmpty, JSON.string(text).timestampValue == nil {
                 problems.append("\(name) \"\(text)\" is not an ISO-8601 timestamp")
             }
         }

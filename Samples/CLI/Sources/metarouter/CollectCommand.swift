@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MetaRouter
 import MetaRouterCLIKit
+import NIOConcurrencyHelpers
 
 /// A local ingestion endpoint to point an app's `ingestionHost` at.
 struct CollectCommand: AsyncParsableCommand {
@@ -38,16 +39,16 @@ struct CollectCommand: AsyncParsableCommand {
 
 /// Appends JSON lines to a file.
 final class JSONLWriter: Sendable {
-    private let handle: Locked<FileHandle>
+    private let handle: NIOLockedValueBox<FileHandle>
 
     init(path: String) throws {
         if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         handle.seekToEndOfFile()
-        self.handle = Locked(handle)
+        self.handle = NIOLockedValueBox(handle)
     }
 
     func append(_ value: JSON) {
-        handle.withLock { $0.write(Data(JSONWriter.bytes(value) + [UInt8(ascii: "\n")])) }
+        handle.withLockedValue { $0.write(Data(JSONWriter.bytes(value) + [UInt8(ascii: "\n")])) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MetaRouter
 import MetaRouterCLIKit
+import NIOConcurrencyHelpers
 import Testing
 
 @Suite struct WireValidatorTests {
@@ -81,14 +82,14 @@ import Testing
     func checksAllThreeFormats(_ format: RuleFormat, _ rules: String) throws {
         #expect(RuleSetLoader.detect(rules) == format)
         let ruleSet = try RuleSetLoader.load(rules)
-        let explained = Locked<[String]>([])
+        let explained = NIOLockedValueBox<[String]>([])
         let output = RulesChecker.check(ruleSet: ruleSet, eventLines: Self.events, destination: nil) { line in
-            explained.withLock { $0.append(line) }
+            explained.withLockedValue { $0.append(line) }
         }
         #expect(output.count == 3)
         #expect(try JSONParser.parse(output[0])["properties"] == ["product_id": "A"])
         #expect(output[1] == "null")
         #expect(output[2] == "null")
-        #expect(explained.current.contains { $0.hasPrefix("event 2:") && $0.hasSuffix("dropped") })
+        #expect(explained.withLockedValue { $0 }.contains { $0.hasPrefix("event 2:") && $0.hasSuffix("dropped") })
     }
 }

@@ -10,7 +10,7 @@ public final class WebhookDestination: DestinationPlugin {
         func encode(_ event: Event) -> [UInt8] {
             var summary: [String: JSON] = [
                 "id": .string(event.messageId), "name": .string(event.event ?? event.name ?? event.type.rawValue),
-                "at": .string(Timestamp.string(from: event.timestamp)),
+                "at": JSON(timestamp: event.timestamp),
             ]
             summary["user"] = (event.userId ?? event.anonymousId).map(JSON.string)
             summary["data"] = (event.properties ?? event.traits).map(JSON.object)
@@ -23,7 +23,7 @@ public final class WebhookDestination: DestinationPlugin {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 out += event.payload
             }
-            out += Array("],\"sent_at\":\"\(Timestamp.string(from: sentAt))\"}".utf8)
+            out += Array("],\"sent_at\":\(JSON(timestamp: sentAt))}".utf8)
             return Data(out)
         }
 

@@ -31,7 +31,7 @@ private let idfa = "123E4567-E89B-12D3-A456-426614174000"
 
     @Test func consentGateDropsUntilGrantedInOrder() async {
         let capture = CapturingDestination()
-        let analytics = client([ConsentGatePlugin(), capture])
+        let analytics = client(ConsentGatePlugin().plugins + [capture])
         analytics.perform { $0.find(AdvertisingIDPlugin.self)?.set(idfa) }
         analytics.track("Before Consent")
         ConsentGatePlugin.update(analytics, granted: [.analytics])

@@ -32,7 +32,7 @@ public final class TenantAnalytics: @unchecked Sendable {  // `instances` is onl
     private func options(for writeKey: String) -> InitOptions {
         var options = InitOptions(writeKey: writeKey, ingestionHost: ingestionHost, flushIntervalSeconds: 5)
         options.application = ApplicationInfo(name: "checkout-service", version: "1.0.0", build: "1")
-        options.storageDirectory = storageRoot.appendingPathComponent(StorageFiles.namespace(for: writeKey))
+        options.storageDirectory = storageRoot.appendingPathComponent(InitOptions.storageName(for: writeKey))
         options.identityMode = .perCall
         options.transport = AsyncHTTPClientTransport()
         options.logSink = SwiftLogSink(logger: logger)
