@@ -29,9 +29,13 @@ public struct InitOptions: Sendable {
     public var debug: Bool
     /// Seconds between automatic flushes (default 10, must be > 0).
     public var flushIntervalSeconds: Int
-    /// Events kept in the queue; the oldest are dropped beyond it (default 2000, must be > 0).
+    /// Events kept in the queue when the disk log is off (`maxDiskEvents = 0`) or cannot be
+    /// opened; the oldest are dropped beyond it (default 2000, must be > 0). With the disk log
+    /// on, `maxDiskEvents` and `maxDiskBytes` are the queue's limits; `getDebugInfo().queueLimit`
+    /// reports the one in force.
     public var maxQueueEvents: Int
-    /// Events kept on disk (default 10000; 0 turns disk off; negative is rejected).
+    /// Events kept on disk, which is then the queue's limit (default 10000; 0 turns disk off;
+    /// negative is rejected).
     public var maxDiskEvents: Int
     /// Emit Application Installed / Updated / Opened / Backgrounded (off by default).
     public var trackLifecycleEvents: Bool
