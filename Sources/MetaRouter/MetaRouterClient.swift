@@ -132,7 +132,7 @@ public final class MetaRouterClient: AnalyticsInterface {
                 rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
         }
         let lifecycle = client.lifecycle
-        var info = DebugInfo(
+        return DebugInfo(
             lifecycle: lifecycle, queueLength: snapshot.delivery?.queueLength ?? 0,
             writeKey: DebugInfo.mask(options.writeKey), ingestionHost: options.ingestionHost,
             flushIntervalSeconds: options.flushIntervalSeconds, maxQueueEvents: options.maxQueueEvents,
@@ -142,9 +142,8 @@ public final class MetaRouterClient: AnalyticsInterface {
             flushInFlight: snapshot.delivery?.flushInFlight ?? false,
             anonymousId: snapshot.anonymousId.flatMap { $0.isEmpty ? nil : $0 }, userId: snapshot.userId,
             groupId: snapshot.groupId, advertisingId: snapshot.advertisingId, tracing: snapshot.tracing,
+            rejectedWithoutIdentity: snapshot.rejectedWithoutIdentity,
             error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
-        info.rejectedWithoutIdentity = snapshot.rejectedWithoutIdentity
-        return info
     }
 
     private struct DebugInfoParts: Sendable {

@@ -66,7 +66,7 @@ public final class FileKeyValueStore: KeyValueStore {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            guard FileManager.default.fileExists(atPath: file.path) || isDirectoryEntry(file) else { return ([:], true) }
+            guard FileManager.default.fileExists(atPath: file.path) else { return ([:], true) }
             logger?.error(
                 "cannot read the identity store \(file.path) (\(error.localizedDescription)); identity is kept in memory "
                     + "for this run and the file is left as it is: check its permissions")
@@ -79,9 +79,4 @@ public final class FileKeyValueStore: KeyValueStore {
         return (object.compactMapValues(\.stringValue), true)
     }
 
-    /// Whether a directory entry exists at `file`, even one `fileExists` cannot stat.
-    private static func isDirectoryEntry(_ file: URL) -> Bool {
-        let parent = file.deletingLastPathComponent().path
-        return (try? FileManager.default.contentsOfDirectory(atPath: parent))?.contains(file.lastPathComponent) ?? false
-    }
 }
