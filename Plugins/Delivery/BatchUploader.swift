@@ -179,7 +179,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     public func close() {
         stop()
         store.close()
-        (transport as? URLSessionTransport)?.invalidate()
+        (transport as? any InvalidatableHTTPTransport)?.invalidate()
     }
 
     /// The state for `getDebugInfo`.

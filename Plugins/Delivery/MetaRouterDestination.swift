@@ -18,7 +18,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
         public var maxQueueEvents = 2000
         /// The durable disk log, or `nil` to keep the queue in memory only.
         public var disk: DiskEventStore.Options?
-        /// The transport; URLSession unless given.
+        /// The transport; `HTTPTransports.standard` (libcurl on Linux, URLSession elsewhere) unless given.
         public var transport: (any HTTPTransport)?
         /// Batching, timeouts, breaker.
         public var upload: BatchUploader.Options
@@ -71,7 +71,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
             options: options.upload,
             store: makeStore(analytics),
             format: MetaRouterBatchFormat(writeKey: analytics.configuration.writeKey),
-            transport: options.transport ?? URLSessionTransport(timeout: options.upload.requestTimeout),
+            transport: options.transport ?? HTTPTransports.standard(timeout: options.upload.requestTimeout),
             policies: policies,
             breakerRandom: options.breakerRandom,
             onPermanentFailure: options.onPermanentFailure)

@@ -33,6 +33,8 @@ func makeInstance(directory: String, host: String, serving: Bool = false, writeK
     options.keyValueStore = FileKeyValueStore(file: URL(fileURLWithPath: directory).appendingPathComponent("identity.json"))
     options.logSink = StandardErrorSink()
     options.requestTimeoutSeconds = 2
+    // Above what a round can track before its kill, so no event is evicted by the queue cap.
+    options.maxDiskEvents = 200_000
     return MetaRouter.Analytics.instance(for: options)
 }
 

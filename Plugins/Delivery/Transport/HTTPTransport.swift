@@ -53,16 +53,35 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void)
 }
 
-/// The default transport: one `URLSession` (FoundationNetworking on Linux) with no cache and
-/// no cookies. Requests are bounded by the session's timeouts and never cancelled — on Linux,
-/// cancelling an in-flight task can crash the process (swift-corelibs-foundation #3296).
+/// A transport that holds resources (a session, a kept connection) to release when its
+/// destination shuts down.
+public protocol InvalidatableHTTPTransport: HTTPTransport {
+    /// Lets requests already handed over finish, then releases the resources.
+    func invalidate()
+}
+
+/// The transports the SDK ships.
+public enum HTTPTransports {
+    /// What a destination uses when none is given: ``CurlTransport`` on Linux (where
+    /// FoundationNetworking's URLSession stalls under load, see its documentation), and
+    /// ``URLSessionTransport`` elsewhere or where libcurl cannot be loaded.
+    public static func standard(timeout: TimeInterval) -> any InvalidatableHTTPTransport {
+        #if os(Linux)
+        if let curl = CurlTransport() { return curl }
+        #endif
+        return URLSessionTransport(timeout: timeout)
+    }
+}
+
+/// A transport over one `URLSession` (FoundationNetworking on Linux) with no cache and no
+/// cookies: the default on Apple platforms. Requests are bounded by the session's timeouts and
+/// never cancelled — on Linux, cancelling an in-flight task can crash the process
+/// (swift-corelibs-foundation #3296).
 ///
-/// On Linux every request also carries `Connection: close`. FoundationNetworking's libcurl
-/// backend, when a server drops a reused keep-alive connection, never completes the task and
-/// later re-sends the request without its body (measured by `FaultInjectionTests`); on a fresh
-/// connection the same drop is a prompt, retryable error. Servers that want connection reuse
-/// plug in an AsyncHTTPClient transport (see `Samples/ServerApp`).
-public final class URLSessionTransport: HTTPTransport {
+/// On Linux, where ``CurlTransport`` is the default, every request of this transport carries
+/// `Connection: close`: when a server drops a reused keep-alive connection, FoundationNetworking
+/// never completes the task; on a fresh connection the same drop is a prompt, retryable error.
+public final class URLSessionTransport: InvalidatableHTTPTransport {
     private let session: URLSession
 
     /// A transport whose requests give up after `timeout` seconds.

@@ -1,0 +1,85 @@
+#if os(Linux)
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The few libcurl entry points ``CurlTransport`` needs, looked up at run time in the
+/// `libcurl.so.4` that FoundationNetworking itself links, so the package keeps zero
+/// dependencies and needs no curl headers to build.
+///
+/// `curl_easy_setopt` and `curl_easy_getinfo` are variadic in C. They are called here through
+/// non-variadic function types with one integer or pointer argument: on the Linux ABIs Swift
+/// supports (x86_64 System V, AArch64) such an argument travels in the same register either
+/// way, and libcurl reads exactly one argument of the type the option names.
+struct LibCurl: Sendable {
+    typealias Handle = OpaquePointer
+    typealias WriteCallback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
+
+    let easyInit: @convention(c) () -> Handle?
+    let easyCleanup: @convention(c) (Handle?) -> Void
+    let easyReset: @convention(c) (Handle?) -> Void
+    let easyPerform: @convention(c) (Handle?) -> Int32
+    let setPointer: @convention(c) (Handle?, Int32, UnsafeRawPointer?) -> Int32
+    let setLong: @convention(c) (Handle?, Int32, Int) -> Int32
+    let getLong: @convention(c) (Handle?, Int32, UnsafeMutablePointer<Int>) -> Int32
+    let errorText: @convention(c) (Int32) -> UnsafePointer<CChar>?
+    let listAppend: @convention(c) (OpaquePointer?, UnsafePointer<CChar>) -> OpaquePointer?
+    let listFree: @convention(c) (OpaquePointer?) -> Void
+
+    /// The option and info numbers used (from `curl/curl.h`, stable across libcurl 7 and 8).
+    enum Option {
+        static let writeData: Int32 = 10_001
+        static let url: Int32 = 10_002
+        static let postFields: Int32 = 10_015
+        static let httpHeader: Int32 = 10_023
+        static let headerData: Int32 = 10_029
+        static let customRequest: Int32 = 10_036
+        static let writeFunction: Int32 = 20_011
+        static let headerFunction: Int32 = 20_079
+        static let post: Int32 = 47
+        static let postFieldSize: Int32 = 60
+        static let noSignal: Int32 = 99
+        static let timeoutMs: Int32 = 155
+        static let protocols: Int32 = 181
+        static let redirectProtocols: Int32 = 182
+        /// `CURLINFO_LONG + 2`.
+        static let responseCode: Int32 = 0x20_0002
+        /// `CURLPROTO_HTTP | CURLPROTO_HTTPS`.
+        static let httpAndHTTPS = 3
+    }
+
+    /// The library, loaded once per process; `nil` where libcurl cannot be loaded.
+    static let shared: LibCurl? = load()
+
+    private static func load() -> LibCurl? {
+        guard let library = dlopen("libcurl.so.4", RTLD_NOW) ?? dlopen("libcurl.so", RTLD_NOW) else { return nil }
+        func symbol<T>(_ name: String, as type: T.Type) -> T? {
+            dlsym(library, name).map { unsafeBitCast($0, to: type) }
+        }
+        guard
+            let globalInit = symbol("curl_global_init", as: (@convention(c) (Int) -> Int32).self),
+            let easyInit = symbol("curl_easy_init", as: (@convention(c) () -> Handle?).self),
+            let easyCleanup = symbol("curl_easy_cleanup", as: (@convention(c) (Handle?) -> Void).self),
+            let easyReset = symbol("curl_easy_reset", as: (@convention(c) (Handle?) -> Void).self),
+            let easyPerform = symbol("curl_easy_perform", as: (@convention(c) (Handle?) -> Int32).self),
+            let setPointer = symbol("curl_easy_setopt", as: (@convention(c) (Handle?, Int32, UnsafeRawPointer?) -> Int32).self),
+            let setLong = symbol("curl_easy_setopt", as: (@convention(c) (Handle?, Int32, Int) -> Int32).self),
+            let getLong = symbol("curl_easy_getinfo", as: (@convention(c) (Handle?, Int32, UnsafeMutablePointer<Int>) -> Int32).self),
+            let errorText = symbol("curl_easy_strerror", as: (@convention(c) (Int32) -> UnsafePointer<CChar>?).self),
+            let listAppend = symbol("curl_slist_append", as: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>) -> OpaquePointer?).self),
+            let listFree = symbol("curl_slist_free_all", as: (@convention(c) (OpaquePointer?) -> Void).self)
+        else { return nil }
+        // CURL_GLOBAL_DEFAULT; FoundationNetworking makes the same call, and repeated calls
+        // only count references.
+        guard globalInit(3) == 0 else { return nil }
+        return LibCurl(
+            easyInit: easyInit, easyCleanup: easyCleanup, easyReset: easyReset, easyPerform: easyPerform,
+            setPointer: setPointer, setLong: setLong, getLong: getLong, errorText: errorText,
+            listAppend: listAppend, listFree: listFree)
+    }
+}
+#endif
