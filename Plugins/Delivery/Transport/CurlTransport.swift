@@ -23,11 +23,14 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
     private let queue = DispatchQueue(label: "metarouter.curl-transport", qos: .utility)
     private var handle: LibCurl.Handle?
     private var invalidated = false
+    private let maxResponseBytes: Int
 
-    /// A transport over the process's libcurl, or `nil` where libcurl cannot be loaded.
-    public init?() {
+    /// A transport over the process's libcurl that keeps at most `maxResponseBytes` of a
+    /// response body, or `nil` where libcurl cannot be loaded.
+    public init?(maxResponseBytes: Int = 1 << 20) {
         guard let curl = LibCurl.shared else { return nil }
         self.curl = curl
+        self.maxResponseBytes = max(0, maxResponseBytes)
     }
 
     deinit {
@@ -55,7 +58,7 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
             return .failure(URLError(.unsupportedURL))
         }
         curl.easyReset(handle)
-        let headerLines = ResponseHeaderLines()
+        let answer = ResponseCollector(maxBodyBytes: maxResponseBytes)
         var list: OpaquePointer?
         defer { curl.listFree(list) }
         for (name, value) in request.headers where Self.isSafe(name) && Self.isSafe(value) {
@@ -77,19 +80,28 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
                     _ = curl.setPointer(handle, LibCurl.Option.postFields, bytes.baseAddress)
                     _ = curl.setLong(handle, LibCurl.Option.postFieldSize, request.body.count)
                     if request.method != "POST" { _ = curl.setPointer(handle, LibCurl.Option.customRequest, method) }
-                    let discardBody: LibCurl.WriteCallback = { _, size, count, _ in size &* count }
-                    let collectHeader: LibCurl.WriteCallback = { data, size, count, context in
+                    let collectBody: LibCurl.WriteCallback = { data, size, count, context in
                         let length = size &* count
                         if let data, let context {
-                            Unmanaged<ResponseHeaderLines>.fromOpaque(context).takeUnretainedValue()
-                                .add(UnsafeRawBufferPointer(start: data, count: length))
+                            Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
+                                .addBody(UnsafeRawBufferPointer(start: data, count: length))
                         }
                         return length
                     }
-                    _ = curl.setPointer(handle, LibCurl.Option.writeFunction, unsafeBitCast(discardBody, to: UnsafeRawPointer.self))
+                    let collectHeader: LibCurl.WriteCallback = { data, size, count, context in
+                        let length = size &* count
+                        if let data, let context {
+                            Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
+                                .addHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+                        }
+                        return length
+                    }
+                    _ = curl.setPointer(handle, LibCurl.Option.writeFunction, unsafeBitCast(collectBody, to: UnsafeRawPointer.self))
                     _ = curl.setPointer(handle, LibCurl.Option.headerFunction, unsafeBitCast(collectHeader, to: UnsafeRawPointer.self))
-                    return withExtendedLifetime(headerLines) {
-                        _ = curl.setPointer(handle, LibCurl.Option.headerData, Unmanaged.passUnretained(headerLines).toOpaque())
+                    return withExtendedLifetime(answer) {
+                        let context = Unmanaged.passUnretained(answer).toOpaque()
+                        _ = curl.setPointer(handle, LibCurl.Option.writeData, context)
+                        _ = curl.setPointer(handle, LibCurl.Option.headerData, context)
                         return curl.easyPerform(handle)
                     }
                 }
@@ -98,7 +110,7 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
         guard code == 0 else { return .failure(error(for: code)) }
         var status = 0
         _ = curl.getLong(handle, LibCurl.Option.responseCode, &status)
-        return .success(TransportResponse(status: status, headers: headerLines.fields))
+        return .success(TransportResponse(status: status, headers: answer.fields, body: answer.body))
     }
 
     private func error(for code: Int32) -> URLError {
@@ -124,15 +136,25 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
     }
 }
 
-/// The header lines of the last response of one request (a `100 Continue` or a redirect's
-/// headers are replaced by the final response's).
-private final class ResponseHeaderLines {
+/// What came back for one request: the final response's header fields (a `100 Continue`'s
+/// are replaced) and up to `maxBodyBytes` of its body.
+private final class ResponseCollector {
+    private let maxBodyBytes: Int
     private(set) var fields: [String: String] = [:]
+    private(set) var body = Data()
 
-    func add(_ line: UnsafeRawBufferPointer) {
+    init(maxBodyBytes: Int) { self.maxBodyBytes = maxBodyBytes }
+
+    func addBody(_ bytes: UnsafeRawBufferPointer) {
+        let room = maxBodyBytes - body.count
+        if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+    }
+
+    func addHeaderLine(_ line: UnsafeRawBufferPointer) {
         let text = String(decoding: line, as: UTF8.self)
         if text.hasPrefix("HTTP/") {
             fields = [:]
+            body = Data()
             return
         }
         guard let colon = text.firstIndex(of: ":") else { return }

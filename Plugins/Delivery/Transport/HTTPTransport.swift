@@ -34,10 +34,13 @@ public struct TransportResponse: Sendable, Hashable {
     public var status: Int
     /// Response headers with lowercased names.
     public var headers: [String: String]
+    /// The response body, up to the transport's limit (1 MiB unless set otherwise).
+    public var body: Data
 
     /// Creates a response; header names are lowercased.
-    public init(status: Int, headers: [String: String] = [:]) {
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.status = status
+        self.body = body
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
     }
 }
@@ -83,9 +86,12 @@ public enum HTTPTransports {
 /// never completes the task; on a fresh connection the same drop is a prompt, retryable error.
 public final class URLSessionTransport: InvalidatableHTTPTransport {
     private let session: URLSession
+    private let maxResponseBytes: Int
 
-    /// A transport whose requests give up after `timeout` seconds.
-    public init(timeout: TimeInterval = 15) {
+    /// A transport whose requests give up after `timeout` seconds and that keeps at most
+    /// `maxResponseBytes` of a response body.
+    public init(timeout: TimeInterval = 15, maxResponseBytes: Int = 1 << 20) {
+        self.maxResponseBytes = max(0, maxResponseBytes)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
@@ -110,7 +116,8 @@ public final class URLSessionTransport: InvalidatableHTTPTransport {
         #if os(Linux)
         urlRequest.setValue("close", forHTTPHeaderField: "Connection")
         #endif
-        let task = session.dataTask(with: urlRequest) { _, response, error in
+        let maxResponseBytes = maxResponseBytes
+        let task = session.dataTask(with: urlRequest) { data, response, error in
             if let error {
                 completion(.failure(error))
                 return
@@ -123,7 +130,8 @@ public final class URLSessionTransport: InvalidatableHTTPTransport {
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers[name] = value }
             }
-            completion(.success(TransportResponse(status: http.statusCode, headers: headers)))
+            let body = data.map { $0.count > maxResponseBytes ? $0.prefix(maxResponseBytes) : $0 } ?? Data()
+            completion(.success(TransportResponse(status: http.statusCode, headers: headers, body: body)))
         }
         task.resume()
     }

@@ -92,7 +92,7 @@ class Handler(BaseHTTPRequestHandler):
         record = {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                   "body": parsed, "raw": None if parsed is not None else body.decode("utf-8", "replace"),
                   "status": response.get("status", 200), "dropped": bool(response.get("drop")),
-                  "time": time.time()}
+                  "time": time.time(), "client_port": self.client_address[1]}
         with LOCK:
             # Other event requests being answered when this one arrived: 0 unless they overlap.
             record["overlapping"] = STATE["in_flight"]

@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouterCore
+import MetaRouterDelivery
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -14,6 +15,8 @@ struct RecordedRequest: Sendable {
     let dropped: Bool
     /// Other event requests the collector was still answering when this one arrived.
     var overlapping = 0
+    /// The client's TCP port: requests on one kept connection share it.
+    var clientPort = 0
 
     /// The batch's events, when the body was `{"batch": [...]}`.
     var events: [JSON] { body?["batch"]?.arrayValue ?? [] }
@@ -37,6 +40,11 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
     let port: Int
     private let process: Process
     private let input: Pipe
+    #if os(Linux)
+    private let control: any HTTPTransport = CurlTransport(maxResponseBytes: Int(Int32.max))!
+    #else
+    private let control: any HTTPTransport = URLSessionTransport(timeout: 30, maxResponseBytes: Int(Int32.max))
+    #endif
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -95,7 +103,8 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
                 body: item["body"].flatMap { $0.isNull ? nil : $0 },
                 status: Int(item["status"]?.int64Value ?? 0),
                 dropped: item["dropped"]?.boolValue ?? false,
-                overlapping: Int(item["overlapping"]?.int64Value ?? 0))
+                overlapping: Int(item["overlapping"]?.int64Value ?? 0),
+                clientPort: Int(item["client_port"]?.int64Value ?? 0))
         }
     }
 
@@ -116,14 +125,11 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
     }
 
     private func call(_ method: String, _ path: String, body: Data?) async throws -> Data {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
-        request.httpMethod = method
-        request.httpBody = body
-        let box = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-            URLSession.shared.dataTask(with: request) { data, _, error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
-            }.resume()
+        // The SDK's own default transport: on Linux, FoundationNetworking's URLSession stalls
+        // now and then under load (see `CurlTransport`), which would make the tests flaky.
+        let request = TransportRequest(url: baseURL.appendingPathComponent(path), method: method, body: body ?? Data(), timeout: 30)
+        return try await withCheckedThrowingContinuation { continuation in
+            control.send(request) { outcome in continuation.resume(with: outcome.map(\.body)) }
         }
-        return box
     }
 }

@@ -1,0 +1,93 @@
+#if os(Linux)
+import Foundation
+import MetaRouterCore
+import MetaRouterDelivery
+import Testing
+
+/// The Linux default transport over real loopback HTTP: kept connections, every request
+/// answered (URLSession stalled 1–4 % of these), headers and bodies read back, no header
+/// injection, a dropped kept connection retried, and no request after `invalidate()`.
+@Suite struct CurlTransportTests {
+    private func send(_ transport: any HTTPTransport, _ request: TransportRequest) async -> Result<TransportResponse, any Error> {
+        await withCheckedContinuation { continuation in
+            transport.send(request) { continuation.resume(returning: $0) }
+        }
+    }
+
+    private func batchRequest(_ collector: Collector, bytes: Int, headers: [String: String] = [:]) -> TransportRequest {
+        let filler = String(repeating: "x", count: max(0, bytes - 40))
+        let body = Data(#"{"batch":[{"properties":{"f":"\#(filler)"}}]}"#.utf8)
+        return TransportRequest(url: collector.baseURL.appendingPathComponent("v1/batch"), headers: headers, body: body, timeout: 10)
+    }
+
+    @Test func isTheLinuxDefault() {
+        #expect(HTTPTransports.standard(timeout: 5) is CurlTransport)
+    }
+
+    @Test func everyRequestIsAnsweredOnAKeptConnection() async throws {
+        let collector = try Collector()
+        defer { collector.stop() }
+        let transport = try #require(CurlTransport())
+        var failures: [String] = []
+        for index in 0..<200 {
+            let outcome = await send(transport, batchRequest(collector, bytes: index % 2 == 0 ? 66_000 : 900))
+            switch outcome {
+            case .success(let response) where response.status == 200: break
+            case .success(let response): failures.append("\(index): status \(response.status)")
+            case .failure(let error): failures.append("\(index): \(error.localizedDescription)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        let requests = try await collector.requests()
+        #expect(requests.count == 200)
+        #expect(Set(requests.map(\.clientPort)).count <= 2, "connections were not reused")
+        #expect(requests.allSatisfy { $0.headers["expect"] == nil }, "a request waited for 100-continue")
+    }
+
+    @Test func readsStatusHeadersAndBodyAndSendsNoInjectedHeader() async throws {
+        let collector = try Collector()
+        defer { collector.stop() }
+        try await collector.script([ScriptedResponse(status: 429, headers: ["Retry-After": "7", "X-Trace": "a b"])])
+        let transport = try #require(CurlTransport())
+        let request = batchRequest(collector, bytes: 100, headers: [
+            "Idempotency-Key": "key-1", "X-Injected": "v\r\nX-Evil: 1", "Content-Type": "application/json",
+        ])
+        let response = try await send(transport, request).get()
+        #expect(response.status == 429)
+        #expect(response.headers["retry-after"] == "7")
+        #expect(response.headers["x-trace"] == "a b")
+        #expect(response.body == Data("{}".utf8))
+        let recorded = try #require(try await collector.requests().first)
+        #expect(recorded.headers["idempotency-key"] == "key-1")
+        #expect(recorded.headers["x-evil"] == nil && recorded.headers["x-injected"] == nil)
+        #expect(recorded.events.count == 1)
+    }
+
+    @Test func aDroppedKeptConnectionIsAPromptErrorOrARetryNeverAHang() async throws {
+        let collector = try Collector()
+        defer { collector.stop() }
+        let transport = try #require(CurlTransport())
+        _ = try await send(transport, batchRequest(collector, bytes: 500)).get()
+        try await collector.script([ScriptedResponse(drop: true)])
+        let start = Date()
+        let outcome = await send(transport, batchRequest(collector, bytes: 500))
+        // libcurl re-sends a request whose reused connection died before any answer; the
+        // collector answers the second copy. Either way the answer comes long before the timeout.
+        #expect(Date().timeIntervalSince(start) < 5)
+        if case .success(let response) = outcome { #expect(response.status == 200) }
+        let after = await send(transport, batchRequest(collector, bytes: 500))
+        #expect((try? after.get().status) == 200)
+    }
+
+    @Test func refusesOtherSchemesAndRequestsAfterInvalidate() async throws {
+        let collector = try Collector()
+        defer { collector.stop() }
+        let transport = try #require(CurlTransport())
+        let file = TransportRequest(url: URL(fileURLWithPath: "/etc/hostname"), body: Data(), timeout: 5)
+        await #expect(throws: URLError.self) { try await send(transport, file).get() }
+        transport.invalidate()
+        await #expect(throws: URLError.self) { try await send(transport, batchRequest(collector, bytes: 100)).get() }
+        #expect(try await collector.requests().isEmpty)
+    }
+}
+#endif
