@@ -20,12 +20,13 @@ import Testing
     @Test func dropsAtEveryStage() async {
         let capture = CapturingDestination()
         let afterCapture = CapturingDestination(key: "After")
+        // A destination's own plugins are added before it joins a client (or on the executor).
+        capture.add(plugin: DroppingPlugin(.enrichment, dropping: ["c"]))
+        afterCapture.add(plugin: DroppingPlugin(.before, dropping: ["d"]))
         let client = makeClient([
             DroppingPlugin(.before, dropping: ["a"]), DroppingPlugin(.enrichment, dropping: ["b"]), capture,
         ])
-        capture.add(plugin: DroppingPlugin(.enrichment, dropping: ["c"]))
         client.add(plugin: afterCapture)
-        afterCapture.add(plugin: DroppingPlugin(.before, dropping: ["d"]))
         for name in ["a", "b", "c", "d", "e"] { client.track(name) }
         await client.settle()
         #expect(capture.events.compactMap(\.event) == ["d", "e"])
