@@ -79,7 +79,8 @@ import Glibc
         let never = AnalyticsClient(configuration: Configuration(writeKey: "never", logger: AnalyticsLogger(sink: logs)), plugins: [Misbehaving(callsBack: 0)])
         let started = Date()
         #expect(await never.shutdown(timeout: 0.2) == false)
-        #expect(Date().timeIntervalSince(started) < 5)
+        // Bounded, not hung: generous, since a busy machine (or ThreadSanitizer) is slow.
+        #expect(Date().timeIntervalSince(started) < 30)
         #expect(logs.messages.contains { $0.contains("did not finish within") })
     }
 

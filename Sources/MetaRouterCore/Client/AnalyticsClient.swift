@@ -189,6 +189,10 @@ public final class AnalyticsClient: Sendable {
         if first { logger.error("client disabled: \(reason)") }
     }
 
+    /// Where plugin completions and shutdown deadlines are noticed: a queue of the SDK's own,
+    /// so a host that keeps the global queues busy cannot hold a deadline back.
+    private static let waitQueue = DispatchQueue(label: "metarouter.plugin-completion")
+
     /// Runs `body` on every plugin and waits until each has called back once — a second call
     /// is ignored — or until `deadline` seconds pass. Returns whether all called back in time.
     private func completeOnPlugins(
@@ -207,10 +211,10 @@ public final class AnalyticsClient: Sendable {
                     let called = Locked(false)
                     work.body(plugin) { if called.firstTime() { group.leave() } }
                 }
-                group.notify(queue: .global()) { finish(true) }
+                group.notify(queue: Self.waitQueue) { finish(true) }
             })
             if let deadline {
-                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline)) { finish(false) }
+                Self.waitQueue.asyncAfter(deadline: .now() + max(0, deadline)) { finish(false) }
             }
         }
     }
