@@ -81,20 +81,10 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
                     _ = curl.setLong(handle, LibCurl.Option.postFieldSize, request.body.count)
                     if request.method != "POST" { _ = curl.setPointer(handle, LibCurl.Option.customRequest, method) }
                     let collectBody: LibCurl.WriteCallback = { data, size, count, context in
-                        let length = size &* count
-                        if let data, let context {
-                            Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
-                                .addBody(UnsafeRawBufferPointer(start: data, count: length))
-                        }
-                        return length
+                        ResponseCollector.receive(data, size, count, context) { $0.addBody($1) }
                     }
                     let collectHeader: LibCurl.WriteCallback = { data, size, count, context in
-                        let length = size &* count
-                        if let data, let context {
-                            Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
-                                .addHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
-                        }
-                        return length
+                        ResponseCollector.receive(data, size, count, context) { $0.addHeaderLine($1) }
                     }
                     _ = curl.setPointer(handle, LibCurl.Option.writeFunction, unsafeBitCast(collectBody, to: UnsafeRawPointer.self))
                     _ = curl.setPointer(handle, LibCurl.Option.headerFunction, unsafeBitCast(collectHeader, to: UnsafeRawPointer.self))
@@ -144,6 +134,19 @@ private final class ResponseCollector {
     private(set) var body = Data()
 
     init(maxBodyBytes: Int) { self.maxBodyBytes = maxBodyBytes }
+
+    /// Hands libcurl's `size × count` bytes to the collector behind `context`; returns the
+    /// count libcurl expects back (all taken).
+    static func receive(
+        _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?,
+        _ take: (ResponseCollector, UnsafeRawBufferPointer) -> Void
+    ) -> Int {
+        let length = size &* count
+        if let data, let context {
+            take(Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue(), UnsafeRawBufferPointer(start: data, count: length))
+        }
+        return length
+    }
 
     func addBody(_ bytes: UnsafeRawBufferPointer) {
         let room = maxBodyBytes - body.count
