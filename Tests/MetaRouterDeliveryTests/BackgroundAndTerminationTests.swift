@@ -6,10 +6,10 @@ import Testing
 /// What the app's lifecycle asks of delivery on iOS, driven through a manual source: the
 /// background upload holds the system's background time until it resolves, and the
 /// termination hand-off returns only once the queue is on disk.
-/// The real URLSession transport, whose answers are handed back only once the test opens the
+/// The default transport, whose answers are handed back only once the test opens the
 /// gate: the upload stays "in flight" for as long as the test needs, however busy the machine.
 private final class GatedTransport: HTTPTransport, @unchecked Sendable {  // `held` and `open` are only touched under `lock`
-    private let inner = URLSessionTransport(timeout: 15)
+    private let inner = HTTPTransports.standard(timeout: 15)
     private let lock = NSLock()
     private var held: [@Sendable () -> Void] = []
     private var open = false

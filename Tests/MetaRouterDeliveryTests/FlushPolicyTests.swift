@@ -86,7 +86,7 @@ final class WebhookDestination: DestinationPlugin, CompletingPlugin {
         options.maxBatchSize = 2
         let uploader = BatchUploader(
             options: options, store: InMemoryEventStore(capacity: 100), format: Format(),
-            transport: URLSessionTransport(timeout: 5), policies: [CountFlushPolicy(count: 1_000)], breakerRandom: { 0 })
+            transport: HTTPTransports.standard(timeout: 5), policies: [CountFlushPolicy(count: 1_000)], breakerRandom: { 0 })
         uploader.start(analytics: analytics)
         self.uploader = uploader
     }

@@ -50,7 +50,7 @@ public final class WebhookDestination: DestinationPlugin {
         options.maxBatchSize = 50
         let uploader = BatchUploader(
             options: options, store: InMemoryEventStore(capacity: 1_000), format: Format(),
-            transport: URLSessionTransport(timeout: 10), policies: [CountFlushPolicy(count: flushAt), IntervalFlushPolicy(seconds: 30)])
+            transport: HTTPTransports.standard(timeout: 10), policies: [CountFlushPolicy(count: flushAt), IntervalFlushPolicy(seconds: 30)])
         uploader.start(analytics: analytics)
         self.uploader = uploader
     }
