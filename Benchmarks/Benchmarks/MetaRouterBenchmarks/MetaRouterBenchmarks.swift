@@ -68,6 +68,25 @@ private func benchDirectory() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
 }
 
+/// Runs `count` track calls through the whole pipeline (identity, context, batching, the disk
+/// log if `disk`, delivery) into a transport that answers 200 at once: `started` runs just
+/// before the first call, `finished` once every event is acknowledged.
+private func runPipeline(disk: Bool, count: Int, started: () -> Void, finished: () -> Void) {
+    let directory = benchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let (client, destination) = deliveryClient(transport: InMemoryTransport(), disk: disk, directory: directory)
+    runBlocking { await client.settle() }
+    guard let uploader = destination.uploader else { return }
+    let properties = fiveProperties()
+    started()
+    for _ in 0..<count { client.track("Product Viewed", properties: properties) }
+    runBlocking {
+        while uploader.stats.sent < count { await client.flushAndWait() }
+    }
+    finished()
+    runBlocking { await client.shutdown() }
+}
+
 /// The `fraction` quantile of `values` (sorted in place).
 private func quantile(_ values: [UInt64], _ fraction: Double) -> UInt64 {
     guard !values.isEmpty else { return 0 }
@@ -251,22 +270,8 @@ let benchmarks: @Sendable () -> Void = {
             "pipeline throughput, disk log \(disk ? "on" : "off"), in-memory transport",
             configuration: .init(scalingFactor: .kilo, maxIterations: 20)
         ) { benchmark in
-            let directory = benchDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let (client, destination) = deliveryClient(transport: InMemoryTransport(), disk: disk, directory: directory)
-            runBlocking { await client.settle() }
-            guard let uploader = destination.uploader else { return }
-            let properties = fiveProperties()
-            let total = benchmark.scaledIterations.count
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                client.track("Product Viewed", properties: properties)
-            }
-            runBlocking {
-                while uploader.stats.sent < total { await client.flushAndWait() }
-            }
-            benchmark.stopMeasurement()
-            runBlocking { await client.shutdown() }
+            runPipeline(disk: disk, count: benchmark.scaledIterations.count,
+                        started: { benchmark.startMeasurement() }, finished: { benchmark.stopMeasurement() })
         }
     }
 
@@ -278,21 +283,13 @@ let benchmarks: @Sendable () -> Void = {
             "pipeline throughput, 100k events, disk log \(disk ? "on" : "off")",
             configuration: .init(metrics: [.custom("k events/s", useScalingFactor: false)], maxIterations: 5)
         ) { benchmark in
-            let directory = benchDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let (client, destination) = deliveryClient(transport: InMemoryTransport(), disk: disk, directory: directory)
-            runBlocking { await client.settle() }
-            guard let uploader = destination.uploader else { return }
-            let properties = fiveProperties()
             let total = 100_000
-            let start = DispatchTime.now().uptimeNanoseconds
-            for _ in 0..<total { client.track("Product Viewed", properties: properties) }
-            runBlocking {
-                while uploader.stats.sent < total { await client.flushAndWait() }
-            }
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            var start: UInt64 = 0
+            var elapsed = 0.0
+            runPipeline(disk: disk, count: total, started: { start = DispatchTime.now().uptimeNanoseconds },
+                        finished: { elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 })
+            guard elapsed > 0 else { return }
             benchmark.measurement(.custom("k events/s", useScalingFactor: false), Int(Double(total) / elapsed / 1_000))
-            runBlocking { await client.shutdown() }
         }
     }
 

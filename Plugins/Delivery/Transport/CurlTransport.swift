@@ -10,11 +10,12 @@ import FoundationNetworking
 ///
 /// Why not URLSession here: FoundationNetworking drives libcurl's multi interface from
 /// dispatch sources, and under load 1–4 % of its requests stall (the collector sees the
-/// request, the answer never reaches the task) until the timeout; on a reused connection that
-/// the server drops, the task never completes at all. Measured over loopback with two busy
-/// processes beside it, 1,000 requests of 1–66 KB: URLSession stalled 4–7 times per 300
-/// (5 s each), the easy interface never (`Docs/Delivery.md`). The easy interface also retries
-/// a request whose reused connection turned out dead before any answer, as curl does.
+/// request, the answer never reaches the task) until the timeout; on a kept connection that
+/// the server drops, the task hangs until its timeout. Measured over loopback with two busy
+/// processes beside it, 1,100 requests of 1–66 KB: URLSession stalled on 16 (4 of 600 at
+/// 1 KB, 5 of 300 at 12 KB, 7 of 200 at 66 KB; 5 s each), the easy interface on none
+/// (`Docs/Delivery.md`). The easy interface also re-sends a request whose kept connection
+/// turned out dead before any answer, as curl does.
 ///
 /// Requests are bounded by their timeout and never cancelled; the completion runs exactly
 /// once, on the transport's queue.
@@ -80,14 +81,8 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
                     _ = curl.setPointer(handle, LibCurl.Option.postFields, bytes.baseAddress)
                     _ = curl.setLong(handle, LibCurl.Option.postFieldSize, request.body.count)
                     if request.method != "POST" { _ = curl.setPointer(handle, LibCurl.Option.customRequest, method) }
-                    let collectBody: LibCurl.WriteCallback = { data, size, count, context in
-                        ResponseCollector.receive(data, size, count, context) { $0.addBody($1) }
-                    }
-                    let collectHeader: LibCurl.WriteCallback = { data, size, count, context in
-                        ResponseCollector.receive(data, size, count, context) { $0.addHeaderLine($1) }
-                    }
-                    _ = curl.setPointer(handle, LibCurl.Option.writeFunction, unsafeBitCast(collectBody, to: UnsafeRawPointer.self))
-                    _ = curl.setPointer(handle, LibCurl.Option.headerFunction, unsafeBitCast(collectHeader, to: UnsafeRawPointer.self))
+                    _ = curl.setPointer(handle, LibCurl.Option.writeFunction, unsafeBitCast(ResponseCollector.bodyCallback, to: UnsafeRawPointer.self))
+                    _ = curl.setPointer(handle, LibCurl.Option.headerFunction, unsafeBitCast(ResponseCollector.headerCallback, to: UnsafeRawPointer.self))
                     return withExtendedLifetime(answer) {
                         let context = Unmanaged.passUnretained(answer).toOpaque()
                         _ = curl.setPointer(handle, LibCurl.Option.writeData, context)
@@ -135,9 +130,19 @@ private final class ResponseCollector {
 
     init(maxBodyBytes: Int) { self.maxBodyBytes = maxBodyBytes }
 
+    /// libcurl's write callback: the body's bytes, to the collector behind `context`.
+    static let bodyCallback: LibCurl.WriteCallback = { data, size, count, context in
+        receive(data, size, count, context) { $0.addBody($1) }
+    }
+
+    /// libcurl's header callback: one header line, to the collector behind `context`.
+    static let headerCallback: LibCurl.WriteCallback = { data, size, count, context in
+        receive(data, size, count, context) { $0.addHeaderLine($1) }
+    }
+
     /// Hands libcurl's `size × count` bytes to the collector behind `context`; returns the
     /// count libcurl expects back (all taken).
-    static func receive(
+    private static func receive(
         _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?,
         _ take: (ResponseCollector, UnsafeRawBufferPointer) -> Void
     ) -> Int {

@@ -67,7 +67,9 @@ public protocol InvalidatableHTTPTransport: HTTPTransport {
 public enum HTTPTransports {
     /// What a destination uses when none is given: ``CurlTransport`` on Linux (where
     /// FoundationNetworking's URLSession stalls under load, see its documentation), and
-    /// ``URLSessionTransport`` elsewhere or where libcurl cannot be loaded.
+    /// ``URLSessionTransport`` elsewhere or where libcurl cannot be loaded. `timeout` bounds
+    /// the URLSession's requests; ``CurlTransport`` bounds each by its own
+    /// ``TransportRequest/timeout``, which delivery sets to the same value.
     public static func standard(timeout: TimeInterval) -> any InvalidatableHTTPTransport {
         #if os(Linux)
         if let curl = CurlTransport() { return curl }
