@@ -92,3 +92,26 @@ final class FlushCountingDestination: DestinationPlugin, @unchecked Sendable {  
     func execute(event: Event) -> Event? { seen += 1; return event }
     func flush() { seenAtFlush.append(seen) }
 }
+
+@Suite struct PromptWorkTests {
+    /// Work submitted with `performPromptly` (a network answer, a timer) runs after at most a
+    /// few dozen of the commands already waiting, never behind the whole backlog; ordinary
+    /// `perform` work keeps its place.
+    @Test func promptWorkOvertakesABacklog() async {
+        let client = makeClient([])
+        await client.settle()
+        let gate = DispatchSemaphore(value: 0)
+        let order = Locked<[String]>([])
+        client.perform { _ in gate.wait() }
+        for index in 0..<2_000 { client.perform { _ in order.withLock { $0.append("ordered-\(index)") } } }
+        client.performPromptly { _ in order.withLock { $0.append("prompt") } }
+        client.perform { _ in order.withLock { $0.append("last") } }
+        gate.signal()
+        await client.settle()
+        let seen = order.current
+        #expect(seen.count == 2_002)
+        let promptIndex = seen.firstIndex(of: "prompt") ?? Int.max
+        #expect(promptIndex <= 64)
+        #expect(seen.filter { $0 != "prompt" } == (0..<2_000).map { "ordered-\($0)" } + ["last"])
+    }
+}

@@ -34,6 +34,9 @@ final class SegmentFiles {
     private(set) var activeSize = 0
     private(set) var bytesWritten = 0
     private var descriptor: Int32 = -1
+    /// The highest segment id seen in the directory, listed once: the directory lock keeps
+    /// other writers out, so later segments only need to stay above it and above our own.
+    private var highestListedId: UInt64?
     /// Where background `fsync`s run, one at a time.
     private let syncQueue = DispatchQueue(label: "metarouter.event-log.fsync")
     private let syncPending = Locked(false)
@@ -101,9 +104,10 @@ final class SegmentFiles {
     /// Closes the active segment and starts `segment-<id>.log`, with an id above every
     /// segment file present so an existing file is never reused.
     func startSegment(id requested: UInt64) throws {
-        let highest = max(segments.last?.id ?? 0, existing().segments.last?.id ?? 0)
-        let id = max(requested, highest + 1)
-        guard id < Self.maximumId else { throw DiskStoreError.io("segment ids are exhausted in \(directory.path)") }
+        let listed = highestListedId ?? existing().segments.last?.id ?? 0
+        highestListedId = listed
+        let highest = max(segments.last?.id ?? 0, listed)
+        var id = max(requested, highest + 1)
         if descriptor >= 0 {
             // The finished segment is made durable and closed on the sync queue: an `fsync`
             // can take hundreds of milliseconds on a busy disk, and the executor must not wait.
@@ -114,9 +118,20 @@ final class SegmentFiles {
             }
             descriptor = -1
         }
-        let url = directory.appendingPathComponent(String(format: "segment-%016llx.log", id))
-        let opened = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        // `O_EXCL`: a file that appeared since the listing is skipped over, never truncated.
+        var url: URL
+        var opened: Int32
+        var attempts = 0
+        while true {
+            guard id < Self.maximumId, attempts < 64 else { throw DiskStoreError.io("no free segment name in \(directory.path)") }
+            url = directory.appendingPathComponent(String(format: "segment-%016llx.log", id))
+            opened = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
+            if opened >= 0 || errno != EEXIST { break }
+            id += 1
+            attempts += 1
+        }
         guard opened >= 0 else { throw DiskStoreError.io("cannot create \(url.path): \(String(cString: strerror(errno)))") }
+        highestListedId = max(listed, id)
         descriptor = opened
         activeSize = 0
         segments.append(Segment(id: id, url: url))

@@ -83,6 +83,15 @@ public final class AnalyticsClient: Sendable {
         executor.submit(.operation(work))
     }
 
+    /// Runs `work` on the executor ahead of the events still waiting in the ingress (after a
+    /// few dozen of them at most), for plugin work whose order with the calls does not matter:
+    /// a network answer, a timer. Delivery uses it so that under a flood of calls its upload
+    /// answers are not queued behind thousands of events. Work that must see exactly the
+    /// events submitted before it (identity changes, `flush`, `reset`) uses ``perform(_:)``.
+    public func performPromptly(_ work: @escaping @Sendable (Timeline) -> Void) {
+        executor.submitPromptly(work)
+    }
+
     /// Returns once everything submitted before this call has run through the timeline.
     public func settle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

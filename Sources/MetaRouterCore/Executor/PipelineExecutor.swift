@@ -19,6 +19,8 @@ package enum Command: Sendable {
 final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touched on `queue`
     private struct Ingress {
         var pending: [Command] = []
+        /// Work that runs ahead of the pending commands (see ``submitPromptly(_:)``).
+        var prompt: [@Sendable (Timeline) -> Void] = []
         /// A drain is scheduled or running, or the executor is held: no new wake-up needed.
         var draining = false
         var held = false
@@ -43,7 +45,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         let wake = ingress.withLock { state -> Bool in
             guard state.held else { return false }
             state.held = false
-            guard !state.pending.isEmpty else {
+            guard !state.pending.isEmpty || !state.prompt.isEmpty else {
                 state.draining = false
                 return false
             }
@@ -74,25 +76,54 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         if wake { queue.async { self.drain() } }
     }
 
+    /// Appends work that runs ahead of the commands still waiting — at the latest after the
+    /// next ``promptInterval`` of them — for work whose order with the calls does not matter:
+    /// a transport's answer, a timer. Under a backlog of incoming events, an upload's answer
+    /// then waits for a few dozen events, not for thousands.
+    func submitPromptly(_ work: @escaping @Sendable (Timeline) -> Void) {
+        let wake = ingress.withLock { state -> Bool in
+            state.prompt.append(work)
+            guard !state.draining else { return false }
+            state.draining = true
+            return true
+        }
+        if wake { queue.async { self.drain() } }
+    }
+
+    /// Commands run between two looks at the prompt work.
+    static let promptInterval = 64
+
     private func drain() {
         while true {
-            let batch = ingress.withLock { state -> [Command] in
-                guard !state.pending.isEmpty else {
+            let (prompt, batch) = ingress.withLock { state -> ([@Sendable (Timeline) -> Void], [Command]) in
+                guard !state.pending.isEmpty || !state.prompt.isEmpty else {
                     state.draining = false
-                    return []
+                    return ([], [])
                 }
-                let taken = state.pending
+                let taken = (state.prompt, state.pending)
+                state.prompt = []
                 state.pending = []
-                state.pending.reserveCapacity(min(taken.count, 4096))
+                state.pending.reserveCapacity(min(taken.1.count, 4096))
                 return taken
             }
-            if batch.isEmpty { return }
-            for command in batch {
+            if prompt.isEmpty, batch.isEmpty { return }
+            for work in prompt { work(timeline) }
+            for (index, command) in batch.enumerated() {
+                if index % Self.promptInterval == Self.promptInterval - 1 { runPromptWork() }
                 switch command {
                 case .event(let prepared): timeline.process(prepared.resolved())
                 case .operation(let work): work(timeline)
                 }
             }
         }
+    }
+
+    private func runPromptWork() {
+        let prompt = ingress.withLock { state -> [@Sendable (Timeline) -> Void] in
+            guard !state.prompt.isEmpty else { return [] }
+            defer { state.prompt = [] }
+            return state.prompt
+        }
+        for work in prompt { work(timeline) }
     }
 }
