@@ -217,8 +217,13 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         // A transport that never answers must not stall delivery: past its timeout (and a
         // grace period) the attempt counts as a network error and a late answer is ignored.
         // The request itself is never cancelled.
+        // It holds the attempt's number, not the batch: a cancelled timer may be kept until
+        // its deadline, and 35 s of batches at full speed is hundreds of megabytes.
         let watchdog = analytics.configuration.clock.schedule(after: options.requestTimeout * 2 + 5) { [weak self] in
-            self?.onExecutor { $0.handle(.failure(URLError(.timedOut)), for: batch, attempt: attempt) }
+            self?.onExecutor { uploader in
+                guard let current = uploader.inFlight, current.attempt == attempt else { return }
+                uploader.handle(.failure(URLError(.timedOut)), for: current.batch, attempt: attempt)
+            }
         }
         inFlight = InFlight(attempt: attempt, watchdog: watchdog, batch: batch)
         transport.send(request) { [weak self] outcome in

@@ -27,15 +27,22 @@ public struct SystemClock: AnalyticsClock {
     /// `Date()`.
     public func now() -> Date { Date() }
 
-    /// A one-shot `DispatchWorkItem` on a utility queue.
+    /// A one-shot Dispatch timer on a utility queue. Cancelling it releases `work` at once (a
+    /// cancelled `asyncAfter` work item would keep it, and what it captured, until its deadline).
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
-        let item = DispatchWorkItem(block: work)
-        Self.timerQueue.asyncAfter(deadline: .now() + max(0, delay), execute: item)
-        return DispatchScheduledWork(item: item)
+        let timer = DispatchSource.makeTimerSource(queue: Self.timerQueue)
+        timer.setEventHandler {
+            work()
+            timer.cancel()
+        }
+        // Bounded before Dispatch converts it to nanoseconds (a NaN or a huge delay would trap).
+        timer.schedule(deadline: .now() + (delay.isNaN ? 0 : min(max(0, delay), 1e9)))
+        timer.resume()
+        return DispatchScheduledWork(timer: timer)
     }
 }
 
-private struct DispatchScheduledWork: ScheduledWork, @unchecked Sendable {  // DispatchWorkItem.cancel is thread-safe
-    let item: DispatchWorkItem
-    func cancel() { item.cancel() }
+private struct DispatchScheduledWork: ScheduledWork, @unchecked Sendable {  // DispatchSource.cancel is thread-safe
+    let timer: any DispatchSourceTimer
+    func cancel() { timer.cancel() }
 }

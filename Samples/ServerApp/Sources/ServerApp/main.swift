@@ -2,8 +2,11 @@ import Foundation
 import Logging
 import ServerAppKit
 
-// ServerApp --ingestion-host URL [--port N] [--storage DIR]
+// ServerApp --ingestion-host URL [--port N] [--storage DIR] [--tenants KEY,KEY…] [--no-analytics]
 // Prints "listening <port>" once it accepts requests; SIGTERM drains analytics, then exits.
+// `--tenants` creates those tenants' instances at startup, so what their logs kept from the
+// last run is delivered now, not at each tenant's first request. `--no-analytics` serves the
+// same handler without `track` (the load test's baseline).
 
 func argument(_ name: String) -> String? {
     guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count else { return nil }
@@ -14,6 +17,8 @@ let logger = Logger(label: "server-app")
 let host = URL(string: argument("--ingestion-host") ?? "http://127.0.0.1:8787")!
 let storage = URL(fileURLWithPath: argument("--storage") ?? FileManager.default.temporaryDirectory.appendingPathComponent("server-app").path)
 let tenants = TenantAnalytics(ingestionHost: host, storageRoot: storage, logger: logger)
-try await CheckoutServer.run(tenants: tenants, port: Int(argument("--port") ?? "8080") ?? 8080, logger: logger) { port in
+for writeKey in (argument("--tenants") ?? "").split(separator: ",") { _ = tenants.instance(for: String(writeKey)) }
+let tracking = !CommandLine.arguments.contains("--no-analytics")
+try await CheckoutServer.run(tenants: tenants, port: Int(argument("--port") ?? "8080") ?? 8080, logger: logger, tracking: tracking) { port in
     FileHandle.standardOutput.write(Data("listening \(port)\n".utf8))
 }

@@ -9,14 +9,17 @@ import ServiceLifecycle
 /// request's user (headers `X-User-Id`, `X-Anonymous-Id`) on that tenant's instance.
 public enum CheckoutServer {
     /// The Hummingbird application. `onListening` receives the bound port.
+    /// With `tracking` off the handler does everything but `track` (the load test's baseline).
     public static func application(
-        tenants: TenantAnalytics, port: Int, logger: Logging.Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }
+        tenants: TenantAnalytics, port: Int, logger: Logging.Logger, tracking: Bool = true,
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
         router.post("/tenants/{tenant}/checkout") { request, context -> Response in
             let tenant = try context.parameters.require("tenant")
             let userId = request.headers[.init("X-User-Id")!]
             let anonymousId = request.headers[.init("X-Anonymous-Id")!]
+            guard tracking else { return Response(status: .accepted) }
             tenants.instance(for: tenant).track(
                 "Checkout Started", properties: ["path": request.uri.path],
                 options: EventOptions(userId: userId, anonymousId: anonymousId, context: ["ip": "127.0.0.1"]))
@@ -29,8 +32,11 @@ public enum CheckoutServer {
 
     /// Runs the application and, on SIGTERM / SIGINT, stops taking requests first and then
     /// delivers every tenant's queue before returning.
-    public static func run(tenants: TenantAnalytics, port: Int, logger: Logging.Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        let app = application(tenants: tenants, port: port, logger: logger, onListening: onListening)
+    public static func run(
+        tenants: TenantAnalytics, port: Int, logger: Logging.Logger, tracking: Bool = true,
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws {
+        let app = application(tenants: tenants, port: port, logger: logger, tracking: tracking, onListening: onListening)
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: AnalyticsDrain()), .init(service: app)],

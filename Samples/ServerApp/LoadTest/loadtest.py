@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Load test of the sample server: wrk → ServerApp (one tenant, one `track` per request) →
+the counting collector, all on this machine. Prints requests, events delivered, loss,
+duplicates, server CPU per request, RSS, the largest gap between batches and the SIGTERM drain.
+
+  python3 Samples/ServerApp/LoadTest/loadtest.py [--duration 60] [--connections 32]
+        [--outage 20] [--no-analytics] [--skip-build]
+
+Needs wrk (Debian: apt-get install wrk); installs it when missing and apt-get is there.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PACKAGE = os.path.dirname(HERE)
+TENANT = "load-tenant"
+WRK_SCRIPT = """
+wrk.method = "POST"
+wrk.headers["X-User-Id"] = "user-42"
+wrk.body = ""
+"""
+
+
+def ensure_wrk():
+    if shutil.which("wrk"):
+        return
+    if shutil.which("apt-get"):
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, stdout=subprocess.DEVNULL)
+    if not shutil.which("wrk"):
+        sys.exit("wrk is needed: apt-get install wrk")
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def memory_mb(pid, field):
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def stats(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stats", timeout=10) as response:
+        return json.loads(response.read())
+
+
+def wait_for_line(process, prefix, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        if line.startswith(prefix):
+            return line.split()[1]
+    sys.exit(f"no '{prefix}' line from {process.args[0]}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--duration", type=int, default=60)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--outage", type=float, default=0.0, help="the collector answers 503 for the first N seconds")
+    parser.add_argument("--no-analytics", action="store_true", help="the same handler without track (the baseline)")
+    parser.add_argument("--skip-build", action="store_true")
+    args = parser.parse_args()
+    ensure_wrk()
+    if not args.skip_build:
+        subprocess.run(["swift", "build", "-c", "release", "--package-path", PACKAGE, "--product", "ServerApp"], check=True)
+    binary = subprocess.run(["swift", "build", "-c", "release", "--package-path", PACKAGE, "--show-bin-path"],
+                            check=True, capture_output=True, text=True).stdout.strip() + "/ServerApp"
+    storage = tempfile.mkdtemp(prefix="metarouter-load-")
+    collector = subprocess.Popen([sys.executable, os.path.join(HERE, "collector.py"), "--fail-until", str(args.outage)],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = None
+    try:
+        collector_port = wait_for_line(collector, "PORT", 10)
+        command = [binary, "--ingestion-host", f"http://127.0.0.1:{collector_port}", "--port", "0",
+                   "--storage", storage, "--tenants", TENANT]
+        if args.no_analytics:
+            command.append("--no-analytics")
+        server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        server_port = wait_for_line(server, "listening", 60)
+        rss_before = memory_mb(server.pid, "VmRSS")
+        cpu_before = cpu_seconds(server.pid)
+        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+            script.write(WRK_SCRIPT)
+        started = time.monotonic()
+        wrk = subprocess.run(["wrk", "-t", str(args.threads), "-c", str(args.connections), "-d", f"{args.duration}s",
+                              "-s", script.name, f"http://127.0.0.1:{server_port}/tenants/{TENANT}/checkout"],
+                             capture_output=True, text=True, check=True)
+        elapsed = time.monotonic() - started
+        os.unlink(script.name)
+        cpu_used = cpu_seconds(server.pid) - cpu_before
+        rss_after = memory_mb(server.pid, "VmRSS")
+        rss_peak = memory_mb(server.pid, "VmHWM")
+        total = int(re.search(r"(\d+) requests in", wrk.stdout).group(1))
+        failed = re.search(r"Non-2xx or 3xx responses: (\d+)", wrk.stdout)
+        ok = total - (int(failed.group(1)) if failed else 0)
+        term_started = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=120)
+        drain = time.monotonic() - term_started
+        log_bytes = len(server.stderr.read())
+        counts = stats(collector_port)
+        print(json.dumps({
+            "analytics": not args.no_analytics, "duration_s": round(elapsed, 1), "connections": args.connections,
+            "requests_2xx": ok, "requests_per_s": round(ok / elapsed), "events_delivered": counts["unique"],
+            "lost": max(0, ok - counts["unique"]), "beyond_wrk_count": max(0, counts["unique"] - ok),
+            "duplicates": counts["duplicates"], "batches": counts["accepted_batches"], "refused_503": counts["refused"],
+            "max_gap_between_batches_s": round(counts["max_gap_s"], 3),
+            "server_cpu_us_per_request": round(cpu_used / max(ok, 1) * 1e6, 1),
+            "rss_mb_before": round(rss_before), "rss_mb_after": round(rss_after), "rss_mb_peak": round(rss_peak),
+            "sigterm_drain_s": round(drain, 2), "exit_code": server.returncode, "log_bytes": log_bytes,
+            "left_on_disk_files": sum(len(files) for _, _, files in os.walk(storage)),
+        }, indent=2))
+    finally:
+        if server and server.poll() is None:
+            server.kill()
+        collector.stdin.close()
+        collector.wait(timeout=10)
+        shutil.rmtree(storage, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
