@@ -65,3 +65,39 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         #expect(properties?["t"] == "2023-11-14T22:13:20.123Z")
     }
 }
+
+@Suite struct TypedPlainDictionaryTests {
+    private struct Typed: Encodable {
+        let path: String
+        let when: Date
+    }
+
+    /// A typed dictionary of plain values (which picks the `Encodable` overload) takes the
+    /// untyped path: the same properties and traits, with no encoder on the caller's thread.
+    /// Other `Encodable` values still go through the encoder.
+    @Test func plainDictionariesConvertAsUntypedOnes() async {
+        let capture = CapturingDestination()
+        let client = makeClient([capture])
+        client.track("strings", properties: ["path": "/checkout", "tier": "gold"])
+        client.track("strings", properties: ["path": "/checkout", "tier": "gold"] as [String: Any])
+        client.track("numbers", properties: ["count": 2, "limit": 9])
+        client.screen("doubles", properties: ["price": 19.99])
+        client.page("flags", properties: ["on": true])
+        client.identify("user-1", traits: ["plan": "pro"])
+        client.group("group-1", traits: ["seats": 5])
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        client.track("typed", properties: Typed(path: "/x", when: date))
+        await client.settle()
+        let events = capture.events
+        #expect(events.count == 8)
+        guard events.count == 8 else { return }
+        #expect(events[0].properties == events[1].properties)
+        #expect(events[0].properties == ["path": "/checkout", "tier": "gold"])
+        #expect(events[2].properties == ["count": .int(2), "limit": .int(9)])
+        #expect(events[3].properties?["price"] == .double(19.99))
+        #expect(events[4].properties?["on"] == .bool(true))
+        #expect(events[5].traits == ["plan": "pro"] && events[5].userId == "user-1")
+        #expect(events[6].traits == ["seats": .int(5)] && events[6].groupId == "group-1")
+        #expect(events[7].properties == ["path": "/x", "when": .string(Timestamp.string(from: date))])
+    }
+}
