@@ -72,6 +72,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var retryDelay: TimeInterval
     private var disabled = false
     private var commitScheduled = false
+    private var unreportedEvictions = 0
+    private var lastEvictionReport: Date?
     private var waiters: [@Sendable () -> Void] = []
 
     /// Whether requests carry `Trace: true`.
@@ -350,9 +352,23 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private func drop(_ events: [QueuedEvent], reason: DropReason, status: Int?) {
         guard !events.isEmpty else { return }
         statsBox.withLock { $0.dropped[reason, default: 0] += events.count }
-        analytics?.logger.warning("dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
         onPermanentFailure?(PermanentFailure(reason: reason, status: status, events: events))
+        guard let analytics else { return }
+        if reason == .queueFull {
+            // A full queue evicts on every call: one line per interval, with the count.
+            unreportedEvictions += events.count
+            let now = analytics.configuration.clock.now()
+            if let last = lastEvictionReport, now.timeIntervalSince(last) < Self.evictionReportInterval { return }
+            lastEvictionReport = now
+            analytics.logger.warning("dropped \(unreportedEvictions) event(s) since the last report: \(reason.rawValue)")
+            unreportedEvictions = 0
+            return
+        }
+        analytics.logger.warning("dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
     }
+
+    /// Seconds between two log lines about events evicted from a full queue.
+    static let evictionReportInterval: TimeInterval = 10
 
     private func resolveIfIdle() {
         if inFlight == nil { resolveWaiters() }

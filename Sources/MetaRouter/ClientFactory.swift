@@ -41,6 +41,7 @@ enum ClientFactory {
             writeKey: options.writeKey, logger: logger, clock: clock, storage: storage,
             storageDirectory: directory, application: options.application)
         configuration.protectedData = protectedDataGate()
+        configuration.maxPendingEvents = options.maxPendingEvents
         var plugins = plugins(for: options, host: host, directory: directory)
         if options.trackLifecycleEvents {
             // First, so it joins (on the executor) before the identity plugin creates an

@@ -39,6 +39,9 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var tracing: Bool
     /// Events rejected in per-call identity mode for carrying neither userId nor anonymousId.
     public var rejectedWithoutIdentity = 0
+    /// Events dropped at the call because `maxPendingEvents` were already waiting for the
+    /// executor (callers outrunning the pipeline).
+    public var overflowedEvents = 0
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
     /// Delivery counters.
@@ -60,7 +63,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
             "circuitState: \(circuitState.rawValue)", "circuitRemainingMs: \(circuitRemainingMs)",
             "flushInFlight: \(flushInFlight)", "tracing: \(tracing)",
             "sent: \(stats.sent)", "dropped: \(stats.droppedTotal)",
-            "rejectedWithoutIdentity: \(rejectedWithoutIdentity)",
+            "rejectedWithoutIdentity: \(rejectedWithoutIdentity)", "overflowedEvents: \(overflowedEvents)",
         ]
         if let anonymousId { lines.append("anonymousId: \(anonymousId)") }
         if let userId { lines.append("userId: \(userId)") }

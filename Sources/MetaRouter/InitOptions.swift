@@ -70,6 +70,10 @@ public struct InitOptions: Sendable {
     /// Bytes of event payload kept on disk at most (default 50 MB), so an offline device never
     /// fills its disk; the oldest go first.
     public var maxDiskBytes = 50 * 1024 * 1024
+    /// Events waiting for the executor at most (default 50,000): beyond it, new events are
+    /// dropped at the call, counted in `getDebugInfo().overflowedEvents` and logged once per
+    /// 10 s, so callers that outrun the pipeline for good cannot grow the heap without bound.
+    public var maxPendingEvents = 50_000
     /// Seconds an upload may take (default 15).
     public var requestTimeoutSeconds: TimeInterval = 15
     /// Whose identity events carry: `.device` (the default: an app, one person at a time, a
@@ -133,6 +137,7 @@ public struct InitOptions: Sendable {
         if flushIntervalSeconds <= 0 { errors.append("flushIntervalSeconds must be > 0 (got \(flushIntervalSeconds))") }
         if maxQueueEvents <= 0 { errors.append("maxQueueEvents must be > 0 (got \(maxQueueEvents))") }
         if maxDiskEvents < 0 { errors.append("maxDiskEvents must be >= 0 (got \(maxDiskEvents))") }
+        if maxPendingEvents <= 0 { errors.append("maxPendingEvents must be > 0 (got \(maxPendingEvents))") }
         if identityMode == .perCall && trackLifecycleEvents {
             errors.append(
                 "trackLifecycleEvents needs a device identity, and identityMode .perCall keeps none: "

@@ -35,10 +35,8 @@ public enum MetaRouter {
         /// No caller code runs under the registry's lock: the plugin factory and a custom store
         /// run first, outside it, so a factory may itself ask for an instance.
         public static func instance(for options: InitOptions) -> MetaRouterClient {
-            if let existing = registry.withLock({ $0[options.writeKey] }) {
-                existing.client.logger.debug("initialize: an instance for this write key exists already; returning it")
-                return existing
-            }
+            // A known key is a lock and a lookup, and silent: servers ask per request.
+            if let existing = registry.withLock({ $0[options.writeKey] }) { return existing }
             let prepared = ClientFactory.prepare(options)
             let (client, created) = registry.withLock { clients -> (MetaRouterClient, Bool) in
                 if let existing = clients[options.writeKey] { return (existing, false) }

@@ -132,7 +132,7 @@ public final class MetaRouterClient: AnalyticsInterface {
                 rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
         }
         let lifecycle = client.lifecycle
-        return DebugInfo(
+        var info = DebugInfo(
             lifecycle: lifecycle, queueLength: snapshot.delivery?.queueLength ?? 0,
             writeKey: DebugInfo.mask(options.writeKey), ingestionHost: options.ingestionHost,
             flushIntervalSeconds: options.flushIntervalSeconds, maxQueueEvents: options.maxQueueEvents,
@@ -144,6 +144,8 @@ public final class MetaRouterClient: AnalyticsInterface {
             groupId: snapshot.groupId, advertisingId: snapshot.advertisingId, tracing: snapshot.tracing,
             rejectedWithoutIdentity: snapshot.rejectedWithoutIdentity,
             error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
+        info.overflowedEvents = client.overflowedEvents
+        return info
     }
 
     private struct DebugInfoParts: Sendable {

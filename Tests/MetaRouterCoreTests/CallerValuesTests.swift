@@ -66,6 +66,43 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
     }
 }
 
+@Suite struct IngressBoundTests {
+    /// With the executor held, callers fill the ingress: events beyond `maxPendingEvents` are
+    /// dropped at the call and counted, one warning says so (not one per event), operations
+    /// are still accepted, and every event admitted is delivered in order once it runs.
+    @Test func eventsBeyondTheBoundAreDroppedCountedAndReportedOnce() async {
+        let gate = ExecutorGate()
+        let capture = CapturingDestination()
+        let sink = RecordingLogSink()
+        var configuration = Configuration(writeKey: "bounded", logger: AnalyticsLogger(sink: sink))
+        configuration.maxPendingEvents = 100
+        let client = AnalyticsClient(configuration: configuration, plugins: [gate, capture])
+        client.track("hold")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                gate.entered.wait()
+                done.resume()
+            }
+        }
+        for index in 0..<250 { client.track("burst", properties: ["i": index]) }
+        let operationRan = Locked(false)
+        client.perform { _ in operationRan.withLock { $0 = true } }
+        #expect(client.overflowedEvents == 150)
+        gate.open.signal()
+        await client.settle()
+        #expect(operationRan.current)
+        let indices = capture.events.filter { $0.event == "burst" }.compactMap { $0.properties?["i"]?.int64Value }
+        #expect(indices == (0..<100).map(Int64.init))
+        let warnings = sink.messages(atLeast: .warning).filter { $0.contains("maxPendingEvents") }
+        #expect(warnings.count == 1)
+        // Once drained, the ingress takes events again.
+        client.track("after")
+        await client.settle()
+        #expect(capture.events.last?.event == "after")
+        #expect(client.overflowedEvents == 150)
+    }
+}
+
 @Suite struct TypedPlainDictionaryTests {
     private struct Typed: Encodable {
         let path: String

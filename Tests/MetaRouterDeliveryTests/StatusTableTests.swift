@@ -233,7 +233,8 @@ import Testing
         await harness.client.flushAndWait()
         #expect(try await harness.collector.acceptedEvents().compactMap(\.number) == [3, 4, 5, 6, 7])
         #expect(harness.stats.dropped[.queueFull] == 3)
-        #expect(harness.logs.messages(atLeast: .warning).contains { $0.contains("queueFull") })
+        // One line for the interval, not one per evicted event (a server evicts on every call).
+        #expect(harness.logs.messages(atLeast: .warning).filter { $0.contains("queueFull") }.count == 1)
     }
 
     @Test func retriedBatchSurvivesAQueueThatFillsUp() async throws {

@@ -31,7 +31,7 @@ public final class AnalyticsClient: Sendable {
         events = EventFactory(clock: configuration.clock, logger: configuration.logger)
         executor = PipelineExecutor(
             label: "io.metarouter.executor.\(StorageFiles.namespace(for: configuration.writeKey))",
-            held: configuration.protectedData != nil)
+            held: configuration.protectedData != nil, maxPendingEvents: configuration.maxPendingEvents)
         let handoffs = plugins.map(PluginHandoff.init)
         status.withLock { $0.plugins = handoffs }
         executor.submit(.operation { [self] timeline in
@@ -74,8 +74,16 @@ public final class AnalyticsClient: Sendable {
     /// Hands an event built by ``events`` to the ingress.
     public func process(_ prepared: PreparedEvent) {
         guard accepts("\(prepared.event.type.rawValue) call") else { return }
-        executor.submit(.event(prepared))
+        if case .overflowed(let report?) = executor.submit(.event(prepared)) {
+            logger.warning(
+                "dropped \(report) event(s) at the call: \(configuration.maxPendingEvents) events were already waiting for the "
+                    + "executor (Configuration.maxPendingEvents); \(overflowedEvents) dropped this way in all")
+        }
     }
+
+    /// Events dropped at the call because the ingress held `Configuration.maxPendingEvents`:
+    /// the callers were outrunning the pipeline.
+    public var overflowedEvents: Int { executor.overflowedEvents }
 
     /// Runs `work` on the executor, in order with the events submitted before it. Plugins use
     /// it to come back to the executor from timers and network callbacks.

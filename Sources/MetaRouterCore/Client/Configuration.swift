@@ -38,6 +38,11 @@ public struct Configuration: Sendable {
     /// When set, the client configures its plugins only once the gate reports protected data
     /// available; calls made before wait in memory, in order (iOS prewarming).
     public var protectedData: (any ProtectedDataGate)?
+    /// Events waiting for the executor at most (default 50,000, about 75 MB). Beyond it, new
+    /// events are dropped at the call and counted (``AnalyticsClient/overflowedEvents``), with
+    /// one log line per 10 s: callers that outrun the pipeline for good cannot grow the heap
+    /// without bound. Operations (identify state, flush, reset) are never dropped.
+    public var maxPendingEvents = 50_000
 
     /// Creates a configuration. Defaults suit tests: memory storage, no directory.
     public init(

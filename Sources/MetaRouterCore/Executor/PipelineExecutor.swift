@@ -19,6 +19,13 @@ package enum Command: Sendable {
 final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touched on `queue`
     private struct Ingress {
         var pending: [Command] = []
+        /// Events among `pending`.
+        var pendingEvents = 0
+        /// Events refused because `pendingEvents` was at its limit, and how many of them have
+        /// not been reported yet, and when the last report was (uptime, ns).
+        var overflowed = 0
+        var unreported = 0
+        var lastReport: UInt64 = 0
         /// Work that runs ahead of the pending commands (see ``submitPromptly(_:)``).
         var prompt: [@Sendable (Timeline) -> Void] = []
         /// A drain is scheduled or running, or the executor is held: no new wake-up needed.
@@ -26,7 +33,19 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         var held = false
     }
 
+    /// What ``submit(_:)`` did with a command.
+    enum Admission {
+        case accepted
+        /// The event was refused: the ingress holds its maximum of events. `report` carries
+        /// the refusals not yet reported, at most once per ``overflowReportInterval``.
+        case overflowed(report: Int?)
+    }
+
+    /// Nanoseconds between two reports of refused events.
+    static let overflowReportInterval: UInt64 = 10_000_000_000
+
     let timeline = Timeline()
+    private let maxPendingEvents: Int
     private let queue: DispatchQueue
     private let ingress = Locked(Ingress())
 
@@ -34,7 +53,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     private let marker = DispatchSpecificKey<ObjectIdentifier>()
 
     /// An executor; a `held` one keeps commands in order and runs none until ``release()``.
-    init(label: String, held: Bool = false) {
+    init(label: String, held: Bool = false, maxPendingEvents: Int = 50_000) {
+        self.maxPendingEvents = max(1, maxPendingEvents)
         queue = DispatchQueue(label: label, qos: .utility)
         ingress.withLock { $0.held = held; $0.draining = held }
         queue.setSpecific(key: marker, value: ObjectIdentifier(self))
@@ -65,15 +85,37 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         #endif
     }
 
-    /// Appends a command; wakes the executor if it was idle.
-    func submit(_ command: Command) {
-        let wake = ingress.withLock { state -> Bool in
+    /// Appends a command and wakes the executor if it was idle; an event is refused when the
+    /// ingress already holds `maxPendingEvents` of them.
+    @discardableResult
+    func submit(_ command: Command) -> Admission {
+        let isEvent: Bool
+        if case .event = command { isEvent = true } else { isEvent = false }
+        let (wake, admission) = ingress.withLock { state -> (Bool, Admission) in
+            if isEvent {
+                guard state.pendingEvents < maxPendingEvents else { return (false, Self.refuse(&state)) }
+                state.pendingEvents += 1
+            }
             state.pending.append(command)
-            guard !state.draining else { return false }
+            guard !state.draining else { return (false, .accepted) }
             state.draining = true
-            return true
+            return (true, .accepted)
         }
         if wake { queue.async { self.drain() } }
+        return admission
+    }
+
+    /// Events refused so far because the ingress was full.
+    var overflowedEvents: Int { ingress.withLock { $0.overflowed } }
+
+    private static func refuse(_ state: inout Ingress) -> Admission {
+        state.overflowed += 1
+        state.unreported += 1
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard state.lastReport == 0 || now - state.lastReport >= overflowReportInterval else { return .overflowed(report: nil) }
+        defer { state.unreported = 0 }
+        state.lastReport = now
+        return .overflowed(report: state.unreported)
     }
 
     /// Appends work that runs ahead of the commands still waiting — at the latest after the
@@ -103,6 +145,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
                 let taken = (state.prompt, state.pending)
                 state.prompt = []
                 state.pending = []
+                state.pendingEvents = 0
                 state.pending.reserveCapacity(min(taken.1.count, 4096))
                 return taken
             }
