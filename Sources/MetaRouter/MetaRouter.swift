@@ -77,14 +77,27 @@ public enum MetaRouter {
         /// Shuts down and forgets every instance, and unbinds `shared`: the next
         /// `initialize(with:)` starts afresh. For tests and for servers that stop.
         public static func shutdownAll() async {
+            await shutdownAll(timeout: 10)
+        }
+
+        /// ``shutdownAll()`` with a deadline: the instances shut down side by side, each
+        /// delivering what it can within `timeout` seconds; what is left stays in their logs for
+        /// the next start. Returns whether every instance finished in time. A server gives it a
+        /// few seconds less than its orchestrator's grace period (Kubernetes: 30 s).
+        @discardableResult
+        public static func shutdownAll(timeout: TimeInterval) async -> Bool {
             let clients = registry.withLock { clients -> [MetaRouterClient] in
                 defer { clients = [:] }
                 return Array(clients.values)
             }
             let bound = proxy.target
             proxy.unbind()
-            for client in clients { await client.shutdown() }
-            if let bound, !clients.contains(where: { $0 === bound }) { await bound.shutdown() }
+            var all = clients
+            if let bound, !clients.contains(where: { $0 === bound }) { all.append(bound) }
+            return await withTaskGroup(of: Bool.self) { group in
+                for client in all { group.addTask { await client.shutdown(timeout: timeout) } }
+                return await group.reduce(true) { $0 && $1 }
+            }
         }
 
         /// The shared instance.

@@ -4,7 +4,7 @@ the counting collector, all on this machine. Prints requests, events delivered, 
 duplicates, server CPU per request, RSS, the largest gap between batches and the SIGTERM drain.
 
   python3 Samples/ServerApp/LoadTest/loadtest.py [--duration 60] [--connections 32]
-        [--outage 20] [--no-analytics] [--skip-build]
+        [--outage 20] [--restart] [--no-analytics] [--skip-build]
 
 Needs wrk (Debian: apt-get install wrk); installs it when missing and apt-get is there.
 """
@@ -77,6 +77,9 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--outage", type=float, default=0.0, help="the collector answers 503 for the first N seconds")
     parser.add_argument("--no-analytics", action="store_true", help="the same handler without track (the baseline)")
+    parser.add_argument("--restart", action="store_true",
+                        help="after SIGTERM, start the server again on the same storage, without requests, and count "
+                             "what its logs deliver")
     parser.add_argument("--skip-build", action="store_true")
     args = parser.parse_args()
     ensure_wrk()
@@ -118,6 +121,20 @@ def main():
         drain = time.monotonic() - term_started
         log_bytes = len(server.stderr.read())
         counts = stats(collector_port)
+        after_restart = None
+        if args.restart:
+            server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            wait_for_line(server, "listening", 60)
+            before, unchanged, seen = counts["unique"], 0, counts["unique"]
+            while unchanged < 5:
+                time.sleep(1)
+                now_seen = stats(collector_port)["unique"]
+                unchanged = unchanged + 1 if now_seen == seen else 0
+                seen = now_seen
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=120)
+            after_restart = seen - before
+            counts = stats(collector_port)
         print(json.dumps({
             "analytics": not args.no_analytics, "duration_s": round(elapsed, 1), "connections": args.connections,
             "requests_2xx": ok, "requests_per_s": round(ok / elapsed), "events_delivered": counts["unique"],
@@ -127,6 +144,7 @@ def main():
             "server_cpu_us_per_request": round(cpu_used / max(ok, 1) * 1e6, 1),
             "rss_mb_before": round(rss_before), "rss_mb_after": round(rss_after), "rss_mb_peak": round(rss_peak),
             "sigterm_drain_s": round(drain, 2), "exit_code": server.returncode, "log_bytes": log_bytes,
+            "delivered_after_restart": after_restart,
             "left_on_disk_files": sum(len(files) for _, _, files in os.walk(storage)),
         }, indent=2))
     finally:

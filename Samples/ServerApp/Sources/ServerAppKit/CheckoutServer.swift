@@ -49,6 +49,8 @@ public enum CheckoutServer {
 struct AnalyticsDrain: Service {
     func run() async throws {
         try? await gracefulShutdown()
-        await MetaRouter.Analytics.shutdownAll()
+        // Within Kubernetes' 30 s grace period, with room to spare; what is not delivered by
+        // then stays in the tenants' logs and goes out at the next start.
+        await MetaRouter.Analytics.shutdownAll(timeout: 8)
     }
 }

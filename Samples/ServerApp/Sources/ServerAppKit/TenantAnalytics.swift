@@ -34,6 +34,10 @@ public final class TenantAnalytics: @unchecked Sendable {  // `instances` is onl
         options.application = ApplicationInfo(name: "checkout-service", version: "1.0.0", build: "1")
         options.storageDirectory = storageRoot.appendingPathComponent(InitOptions.storageName(for: writeKey))
         options.identityMode = .perCall
+        // A server's disk budget: enough for minutes of outage at thousands of events/s
+        // (each queued event takes ~0.7 KB on disk and, until delivered, about as much memory).
+        options.maxDiskEvents = 500_000
+        options.maxDiskBytes = 512 * 1024 * 1024
         options.transport = AsyncHTTPClientTransport()
         options.logSink = SwiftLogSink(logger: logger)
         return options
