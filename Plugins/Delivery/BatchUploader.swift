@@ -25,7 +25,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         /// The breaker's tuning.
         public var breaker = CircuitBreaker.Policy()
         /// Seconds between grouped `fsync`s of a durable store while events arrive. Records
-        /// reach `write(2)` (which survives `kill -9`) once per executor drain cycle; `fsync`
+        /// reach `write(2)` (which survives `kill -9`) once the executor has caught up or within
+        /// 64 events, and before each request; `fsync`
         /// (which survives power loss) runs at most this often while records are written, and at
         /// background and at shutdown — never per event or per request.
         public var syncInterval: TimeInterval = 0.15
@@ -72,8 +73,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var retryDelay: TimeInterval
     private var disabled = false
     private var commitScheduled = false
-    private var unreportedEvictions = 0
-    private var lastEvictionReport: Date?
+    /// A full queue evicts on every call: one log line per interval, with the count.
+    private var evictionReports = ReportThrottle(interval: 10)
     private var waiters: [@Sendable () -> Void] = []
 
     /// Whether requests carry `Trace: true`.
@@ -355,20 +356,14 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         onPermanentFailure?(PermanentFailure(reason: reason, status: status, events: events))
         guard let analytics else { return }
         if reason == .queueFull {
-            // A full queue evicts on every call: one line per interval, with the count.
-            unreportedEvictions += events.count
-            let now = analytics.configuration.clock.now()
-            if let last = lastEvictionReport, now.timeIntervalSince(last) < Self.evictionReportInterval { return }
-            lastEvictionReport = now
-            analytics.logger.warning("dropped \(unreportedEvictions) event(s) since the last report: \(reason.rawValue)")
-            unreportedEvictions = 0
+            let now = analytics.configuration.clock.now().timeIntervalSinceReferenceDate
+            if let count = evictionReports.add(events.count, at: now) {
+                analytics.logger.warning("dropped \(count) event(s) since the last report: \(reason.rawValue)")
+            }
             return
         }
         analytics.logger.warning("dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
     }
-
-    /// Seconds between two log lines about events evicted from a full queue.
-    static let evictionReportInterval: TimeInterval = 10
 
     private func resolveIfIdle() {
         if inFlight == nil { resolveWaiters() }

@@ -33,3 +33,16 @@ import Testing
         for delay in [Double.nan, .infinity, -.infinity, 1e300, -5] { SystemClock().schedule(after: delay) {}.cancel() }
     }
 }
+
+@Suite struct ReportThrottleTests {
+    /// The first occurrence is reported, then one report per interval with the count since
+    /// the last; a clock that went back reports at once instead of going quiet.
+    @Test func reportsOncePerIntervalWithTheCount() {
+        var throttle = ReportThrottle(interval: 10)
+        #expect(throttle.add(1, at: 100) == 1)
+        #expect(throttle.add(3, at: 101) == nil)
+        #expect(throttle.add(2, at: 109.9) == nil)
+        #expect(throttle.add(1, at: 110) == 6)
+        #expect(throttle.add(4, at: 50) == 4)
+    }
+}

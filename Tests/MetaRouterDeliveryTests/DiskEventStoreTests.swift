@@ -198,6 +198,24 @@ import Testing
         #expect(onDisk < 4_000)
     }
 
+    /// The directory is listed once; a file named like a later segment that appears after
+    /// that is skipped over (`O_EXCL`), never truncated or written to.
+    @Test func segmentNamesThatAppearMidRunAreNeverReused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url) { $0.segmentBytes = 2_000 }
+        let planted = (2...60).map { directory.url.appendingPathComponent(String(format: "segment-%016llx.log", $0)) }
+        for file in planted { try Data("foreign".utf8).write(to: file) }
+        for index in 0..<200 {
+            _ = store.append(event(index))
+            if index % 10 == 9 { store.commit() }
+        }
+        store.commit()
+        #expect(try segmentFiles(directory.url).count > planted.count + 3)
+        for file in planted { #expect(try Data(contentsOf: file) == Data("foreign".utf8)) }
+        #expect(drain(store) == (0..<200).map { "m-\($0)" })
+    }
+
     @Test func filesAreOwnerOnlyAndASecondOpenerIsRefused() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

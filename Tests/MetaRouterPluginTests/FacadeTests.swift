@@ -14,6 +14,9 @@ import Testing
         #expect(errors(InitOptions(writeKey: "k", ingestionHost: "https://h", maxQueueEvents: 0)).first?.contains("maxQueueEvents") == true)
         #expect(errors(InitOptions(writeKey: "k", ingestionHost: "https://h", maxDiskEvents: -1)).first?.contains("maxDiskEvents") == true)
         #expect(errors(InitOptions(writeKey: "k", ingestionHost: "https://h", flushIntervalSeconds: 0)).first?.contains("flushInterval") == true)
+        var unbounded = InitOptions(writeKey: "k", ingestionHost: "https://h")
+        unbounded.maxPendingEvents = 0
+        #expect(errors(unbounded).first?.contains("maxPendingEvents") == true)
         #expect(InitOptions(writeKey: "k", ingestionHost: " https://h.example.com/p/ ").hostURL?.absoluteString == "https://h.example.com/p")
     }
 

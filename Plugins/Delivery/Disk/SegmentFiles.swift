@@ -102,10 +102,10 @@ final class SegmentFiles {
     func adopt(_ found: [Segment]) { segments = found }
 
     /// Closes the active segment and starts `segment-<id>.log`, with an id above every
-    /// segment file present so an existing file is never reused.
+    /// segment file listed (the directory is listed once) and above this log's own; a name
+    /// taken since the listing is skipped, so an existing file is never reused.
     func startSegment(id requested: UInt64) throws {
         let listed = highestListedId ?? existing().segments.last?.id ?? 0
-        highestListedId = listed
         let highest = max(segments.last?.id ?? 0, listed)
         var id = max(requested, highest + 1)
         if descriptor >= 0 {
@@ -131,7 +131,7 @@ final class SegmentFiles {
             attempts += 1
         }
         guard opened >= 0 else { throw DiskStoreError.io("cannot create \(url.path): \(String(cString: strerror(errno)))") }
-        highestListedId = max(listed, id)
+        highestListedId = id
         descriptor = opened
         activeSize = 0
         segments.append(Segment(id: id, url: url))

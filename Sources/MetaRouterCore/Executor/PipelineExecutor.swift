@@ -21,11 +21,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         var pending: [Command] = []
         /// Events among `pending`.
         var pendingEvents = 0
-        /// Events refused because `pendingEvents` was at its limit, and how many of them have
-        /// not been reported yet, and when the last report was (uptime, ns).
+        /// Events refused because `pendingEvents` was at its limit, and their reports.
         var overflowed = 0
-        var unreported = 0
-        var lastReport: UInt64 = 0
+        var overflowReports = ReportThrottle(interval: PipelineExecutor.overflowReportInterval)
         /// Work that runs ahead of the pending commands (see ``submitPromptly(_:)``).
         var prompt: [@Sendable (Timeline) -> Void] = []
         /// A drain is scheduled or running, or the executor is held: no new wake-up needed.
@@ -41,8 +39,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         case overflowed(report: Int?)
     }
 
-    /// Nanoseconds between two reports of refused events.
-    static let overflowReportInterval: UInt64 = 10_000_000_000
+    /// Seconds between two reports of refused events.
+    static let overflowReportInterval = 10.0
 
     let timeline = Timeline()
     private let maxPendingEvents: Int
@@ -93,7 +91,11 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         if case .event = command { isEvent = true } else { isEvent = false }
         let (wake, admission) = ingress.withLock { state -> (Bool, Admission) in
             if isEvent {
-                guard state.pendingEvents < maxPendingEvents else { return (false, Self.refuse(&state)) }
+                guard state.pendingEvents < maxPendingEvents else {
+                    state.overflowed += 1
+                    let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+                    return (false, .overflowed(report: state.overflowReports.add(1, at: uptime)))
+                }
                 state.pendingEvents += 1
             }
             state.pending.append(command)
@@ -107,16 +109,6 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
 
     /// Events refused so far because the ingress was full.
     var overflowedEvents: Int { ingress.withLock { $0.overflowed } }
-
-    private static func refuse(_ state: inout Ingress) -> Admission {
-        state.overflowed += 1
-        state.unreported += 1
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard state.lastReport == 0 || now - state.lastReport >= overflowReportInterval else { return .overflowed(report: nil) }
-        defer { state.unreported = 0 }
-        state.lastReport = now
-        return .overflowed(report: state.unreported)
-    }
 
     /// Appends work that runs ahead of the commands still waiting — at the latest after the
     /// next ``promptInterval`` of them — for work whose order with the calls does not matter:
@@ -137,20 +129,19 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
 
     private func drain() {
         while true {
-            let (prompt, batch) = ingress.withLock { state -> ([@Sendable (Timeline) -> Void], [Command]) in
+            runPromptWork()
+            let batch = ingress.withLock { state -> [Command]? in
                 guard !state.pending.isEmpty || !state.prompt.isEmpty else {
                     state.draining = false
-                    return ([], [])
+                    return nil
                 }
-                let taken = (state.prompt, state.pending)
-                state.prompt = []
+                let taken = state.pending
                 state.pending = []
                 state.pendingEvents = 0
-                state.pending.reserveCapacity(min(taken.1.count, 4096))
+                state.pending.reserveCapacity(min(taken.count, 4096))
                 return taken
             }
-            if prompt.isEmpty, batch.isEmpty { return }
-            for work in prompt { work(timeline) }
+            guard let batch else { return }
             for (index, command) in batch.enumerated() {
                 if index % Self.promptInterval == Self.promptInterval - 1 { runPromptWork() }
                 switch command {
