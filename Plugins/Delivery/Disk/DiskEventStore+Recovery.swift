@@ -2,19 +2,21 @@ import Foundation
 import MetaRouterCore
 
 extension DiskEventStore {
-    /// Reads every segment, rebuilds the queue, applies age and caps, and rewrites the
-    /// survivors into a fresh segment.
+    /// Reads every segment one at a time, rebuilds the queue's index, applies age and caps,
+    /// and starts a fresh segment for new records. Survivors stay in the segments that hold
+    /// them and are read back when batched, so opening a large backlog does not hold it all in
+    /// memory; what age and caps dropped is logged as removed, so it stays dropped.
     func recover(now: Date) throws {
         var report = RecoveryReport()
-        var events: [UInt64: (millis: Int64, event: QueuedEvent)] = [:]
+        var found: [UInt64: (entry: Entry, millis: Int64)] = [:]
         var lastBatch: (key: String, sequences: [UInt64])?
         var readable: [SegmentFiles.Segment] = []
-        let found = files.existing()
-        for name in found.ignored {
+        let listing = files.existing()
+        for name in listing.ignored {
             report.ignoredFiles += 1
             report.problems.append("\(name) does not carry an id this log writes; left alone")
         }
-        for segment in found.segments {
+        for segment in listing.segments {
             let bytes: [UInt8]
             switch files.read(segment) {
             case .success(let read): bytes = read
@@ -31,65 +33,80 @@ extension DiskEventStore {
                 continue
             }
             readable.append(segment)
-            for record in contents.records {
-                switch record {
-                case .event(let sequence, let millis, let messageId, let payload):
-                    events[sequence] = (millis, QueuedEvent(
-                        messageId: messageId, timestamp: Date(timeIntervalSince1970: Double(millis) / 1000), payload: payload))
+            for located in contents.records {
+                switch located.record {
+                case .event(let sequence, let millis, _, let payload):
+                    let entry = Entry(
+                        sequence: sequence, segment: segment.id, offset: located.offset, length: Int32(located.length),
+                        payloadCount: Int32(clamping: payload.count), event: nil)
+                    found[sequence] = (entry, millis)
                     nextSequence = max(nextSequence, sequence + 1)
                 case .removed(let ranges):
                     for range in ranges {
-                        if range.count < events.count {
-                            for sequence in range { events[sequence] = nil }
+                        if range.count < found.count {
+                            for sequence in range { found[sequence] = nil }
                         } else {
-                            events = events.filter { !range.contains($0.key) }
+                            found = found.filter { !range.contains($0.key) }
                         }
                     }
                 case .batch(let key, let ranges):
                     // Expanded only when it could name queued events: the ranges come from disk.
                     let total = ranges.reduce(0) { $0 + $1.count }
-                    lastBatch = total <= events.count ? (key, ranges.flatMap { Array($0) }) : nil
+                    lastBatch = total <= found.count ? (key, ranges.flatMap { Array($0) }) : nil
                 }
             }
         }
-        var ordered = events.sorted { $0.key < $1.key }
+        let ordered = found.values.sorted { $0.entry.sequence < $1.entry.sequence }
+        found = [:]
         let oldest = Timestamp.epochMillis(now.addingTimeInterval(-options.maxAge))
-        let fresh = ordered.filter { $0.value.millis >= oldest }
-        report.expired = ordered.count - fresh.count
-        ordered = fresh
-        var bytes = ordered.reduce(0) { $0 + $1.value.event.payload.count }
+        var dropped: [UInt64] = []
+        var kept: [Entry] = []
+        kept.reserveCapacity(ordered.count)
+        for item in ordered {
+            if item.millis >= oldest { kept.append(item.entry) } else { dropped.append(item.entry.sequence) }
+        }
+        report.expired = dropped.count
+        var bytes = kept.reduce(0) { $0 + Int($1.payloadCount) }
         var dropFront = 0
-        while ordered.count - dropFront > options.maxEvents || bytes > options.maxBytes, dropFront < ordered.count {
-            bytes -= ordered[dropFront].value.event.payload.count
+        while kept.count - dropFront > options.maxEvents || bytes > options.maxBytes, dropFront < kept.count {
+            bytes -= Int(kept[dropFront].payloadCount)
+            dropped.append(kept[dropFront].sequence)
             dropFront += 1
         }
         report.overCap = dropFront
-        ordered.removeFirst(dropFront)
-        report.recovered = ordered.count
+        kept.removeFirst(dropFront)
+        report.recovered = kept.count
 
         files.adopt(readable)
         try files.startSegment(id: nextSequence)
-        let segment = files.activeId ?? 0
-        var rewrite: [UInt8] = []
-        for (sequence, value) in ordered {
-            rewrite += LogRecord.event(
-                sequence: sequence, timestampMillis: value.millis, messageId: value.event.messageId, payload: value.event.payload
-            ).encoded()
-            entries.append(Entry(sequence: sequence, segment: segment, event: value.event))
-        }
-        liveBySegment[segment] = entries.count
+        entries = kept
+        for entry in kept { liveBySegment[entry.segment, default: 0] += 1 }
         payloadBytes = bytes
-        if let lastBatch, !lastBatch.sequences.isEmpty, lastBatch.sequences.count <= entries.count,
-            zip(lastBatch.sequences, entries).allSatisfy({ $0 == $1.sequence })
-        {
-            let taken = Array(entries.prefix(lastBatch.sequences.count))
-            pending = (PendingBatch(idempotencyKey: lastBatch.key, events: taken.map(\.event)), taken)
-            head = taken.count
-            rewrite += LogRecord.batch(key: lastBatch.key, ranges: LogRecord.ranges(lastBatch.sequences)).encoded()
-        }
-        try files.append(rewrite)
+        firstUncommittedSequence = nextSequence
+        if !dropped.isEmpty { buffer += LogRecord.removed(LogRecord.ranges(dropped)).encoded() }
+        if let lastBatch { restorePendingBatch(key: lastBatch.key, sequences: lastBatch.sequences) }
+        try files.append(buffer)
+        buffer.removeAll()
         files.sync()
-        files.deleteAllButActive()
+        deleteDeadSegments()
         recovery = report
+    }
+
+    /// The batch that was in flight when the log was last closed becomes the pending batch
+    /// again, with its key, when its events are still the head of the queue: a retry after a
+    /// crash carries the same `Idempotency-Key`.
+    private func restorePendingBatch(key: String, sequences: [UInt64]) {
+        guard !sequences.isEmpty, sequences.count <= entries.count,
+            zip(sequences, entries).allSatisfy({ $0 == $1.sequence })
+        else { return }
+        let taken = takeFromHead(sequences.count)
+        guard taken.count == sequences.count else {
+            // Some could not be read back: the rest go back to the head and form a new batch.
+            entries.replaceSubrange(0..<head, with: taken)
+            head = 0
+            residentBytes += taken.reduce(0) { $0 + Int($1.payloadCount) }
+            return
+        }
+        pending = (PendingBatch(idempotencyKey: key, events: taken.compactMap(\.event)), taken)
     }
 }

@@ -11,9 +11,12 @@ import MetaRouterCore
 ///   record); a batch's `Idempotency-Key` is logged with its events, so a batch interrupted by a
 ///   crash is re-sent after restart with the same key.
 /// - Opening recovers the log: damaged records and torn tails are skipped and counted, events
-///   older than ``Options/maxAge`` are dropped, caps are applied oldest first, and the survivors
-///   are rewritten into one fresh segment (so disk use tracks what is undelivered).
+///   older than ``Options/maxAge`` are dropped, caps are applied oldest first, and the
+///   survivors stay where they are on disk; new records go to a fresh segment.
 /// - Segments whose events are all gone are deleted; only files this store names are touched.
+/// - Memory holds an index entry per queued event (~70 bytes) and the encoded bytes of at most
+///   ``Options/residentBytes`` of them; the rest are read back from their segment when they
+///   are batched, evicted or removed (see `DiskEventStore+Residency.swift`).
 ///
 /// With the disk on, the queue holds up to ``Options/maxEvents`` events, all of them on disk.
 public final class DiskEventStore: EventStore {
@@ -29,6 +32,9 @@ public final class DiskEventStore: EventStore {
         public var maxAge: TimeInterval = 7 * 24 * 3600
         /// A new segment is started once the active one is this large.
         public var segmentBytes = 1024 * 1024
+        /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and
+        /// those just written); the other events are read back from disk when needed.
+        public var residentBytes = 1024 * 1024
 
         /// Options for `directory` with the defaults.
         public init(directory: URL) { self.directory = directory }
@@ -62,27 +68,47 @@ public final class DiskEventStore: EventStore {
         }
     }
 
+    /// One queued event in the index: where its record is, and its bytes while resident.
     struct Entry {
         let sequence: UInt64
         let segment: UInt64
-        let event: QueuedEvent
+        /// Where the record starts in its segment; until it is committed, where it starts in
+        /// the write buffer (``DiskEventStore/commit()`` adds the file offset).
+        var offset: Int
+        /// The record's bytes, header included.
+        let length: Int32
+        /// The event's encoded bytes (what the caps count).
+        let payloadCount: Int32
+        /// The event, while it is resident; `nil` once it lives only on disk.
+        var event: QueuedEvent?
     }
 
     let options: Options
     let files: SegmentFiles
     private let lock: DirectoryLock
-    private let logger: AnalyticsLogger?
+    let logger: AnalyticsLogger?
     var entries: [Entry] = []
     var head = 0
     var pending: (batch: PendingBatch, entries: [Entry])?
     var nextSequence: UInt64 = 1
     var payloadBytes = 0
+    /// Payload bytes of the resident events in `entries[head...]` (the pending batch's aside).
+    var residentBytes = 0
+    /// The first sequence number whose record is still in `buffer`.
+    var firstUncommittedSequence: UInt64 = 1
     var liveBySegment: [UInt64: Int] = [:]
-    private var buffer: [UInt8] = []
+    /// Bytes read ahead from one segment, serving the reads of the entries that follow.
+    var readAhead: (segment: UInt64, offset: Int, bytes: [UInt8])?
+    /// Records gathered since the last commit.
+    var buffer: [UInt8] = []
     private var closed = false
 
     /// What opening the log found.
     public internal(set) var recovery = RecoveryReport()
+
+    /// Queued events whose records could not be read back from disk while the log was open
+    /// (a segment changed or removed behind the log's back): dropped, counted and logged.
+    public internal(set) var unreadableRecords = 0
 
     /// Buffered record bytes that are written at once, mid-cycle.
     static let commitThreshold = 64 * 1024
@@ -109,52 +135,61 @@ public final class DiskEventStore: EventStore {
 
     /// Logs and queues the event, evicting the oldest non-pending ones beyond the caps.
     public func append(_ event: QueuedEvent) -> [QueuedEvent] {
-        var evicted: [Entry] = []
+        var evictedCount = 0
         var retained = payloadBytes
-        while head < entries.count, count >= options.maxEvents || retained + event.payload.count > options.maxBytes {
-            retained -= entries[head].event.payload.count
-            evicted.append(entries[head])
-            head += 1
+        while head + evictedCount < entries.count,
+            count - evictedCount >= options.maxEvents || retained + event.payload.count > options.maxBytes
+        {
+            retained -= Int(entries[head + evictedCount].payloadCount)
+            evictedCount += 1
         }
+        let evicted = takeFromHead(evictedCount)
         forget(evicted)
         if count >= options.maxEvents || payloadBytes + event.payload.count > options.maxBytes {
-            return evicted.map(\.event) + [event]
+            return evicted.compactMap(\.event) + [event]
         }
         let sequence = nextSequence
         nextSequence += 1
         let segment = files.activeId ?? 0
+        let start = buffer.count
         LogRecord.event(
             sequence: sequence, timestampMillis: Timestamp.epochMillis(event.timestamp), messageId: event.messageId,
             payload: event.payload
         ).append(to: &buffer)
-        entries.append(Entry(sequence: sequence, segment: segment, event: event))
+        entries.append(Entry(
+            sequence: sequence, segment: segment, offset: start, length: Int32(buffer.count - start),
+            payloadCount: Int32(clamping: event.payload.count), event: event))
         liveBySegment[segment, default: 0] += 1
         payloadBytes += event.payload.count
+        residentBytes += event.payload.count
         // A backlog is written as it is worked through, not only at the end of the drain
         // cycle: that bounds the buffer and the time an event waits for `write(2)`.
         if buffer.count >= Self.commitThreshold { commit() }
         compactMemory()
-        return evicted.map(\.event)
+        return evicted.compactMap(\.event)
     }
 
     /// The pending batch, or a new one from the head (its key is logged with it).
     public func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
         if let pending { return pending.batch }
-        guard head < entries.count else { return nil }
-        var taken: [Entry] = []
-        var bytes = 0
-        while head < entries.count, taken.count < max(1, maxCount) {
-            let candidate = entries[head]
-            if !taken.isEmpty, bytes + candidate.event.payload.count > maxBytes { break }
-            bytes += candidate.event.payload.count
-            taken.append(candidate)
-            head += 1
+        while head < entries.count {
+            var taking = 0
+            var bytes = 0
+            while head + taking < entries.count, taking < max(1, maxCount) {
+                let size = Int(entries[head + taking].payloadCount)
+                if taking > 0, bytes + size > maxBytes { break }
+                bytes += size
+                taking += 1
+            }
+            let taken = takeFromHead(taking)
+            guard !taken.isEmpty else { continue }
+            let batch = PendingBatch(events: taken.compactMap(\.event))
+            pending = (batch, taken)
+            buffer += LogRecord.batch(key: batch.idempotencyKey, ranges: LogRecord.ranges(taken.map(\.sequence))).encoded()
+            compactMemory()
+            return batch
         }
-        let batch = PendingBatch(events: taken.map(\.event))
-        pending = (batch, taken)
-        buffer += LogRecord.batch(key: batch.idempotencyKey, ranges: LogRecord.ranges(taken.map(\.sequence))).encoded()
-        compactMemory()
-        return batch
+        return nil
     }
 
     /// The pending batch is done with: its events leave the log.
@@ -170,24 +205,28 @@ public final class DiskEventStore: EventStore {
         pending = nil
         entries.replaceSubrange(0..<head, with: current.entries)
         head = 0
+        residentBytes += current.entries.reduce(0) { $0 + Int($1.payloadCount) }
     }
 
     /// Empties the queue and deletes the segment files, starting a fresh one.
     public func removeAll() -> [QueuedEvent] {
-        let removed = (pending?.entries ?? []) + entries[head...]
+        let removed = (pending?.entries ?? []) + takeFromHead(entries.count - head)
         entries = []
         head = 0
         pending = nil
         payloadBytes = 0
+        residentBytes = 0
         liveBySegment = [:]
         buffer = []
+        firstUncommittedSequence = nextSequence
+        readAhead = nil
         do {
             try files.startSegment(id: nextSequence)
             files.deleteAllButActive()
         } catch {
             logger?.error("event log: \(error)")
         }
-        return removed.map(\.event)
+        return removed.compactMap(\.event)
     }
 
     /// Writes and `fsync`s what is buffered, closes the segment and gives up the directory's
@@ -212,8 +251,11 @@ public final class DiskEventStore: EventStore {
     public func commit() {
         guard !buffer.isEmpty, !closed else { return }
         do {
+            let base = files.activeSize
             try files.append(buffer)
             buffer.removeAll(keepingCapacity: true)
+            placeCommittedRecords(at: base)
+            spillBeyondBudget()
             if files.activeSize >= options.segmentBytes { try files.startSegment(id: nextSequence) }
         } catch {
             // A full disk or a failing write: the events stay queued in memory and the
@@ -233,19 +275,19 @@ public final class DiskEventStore: EventStore {
         guard !removed.isEmpty else { return }
         for entry in removed {
             liveBySegment[entry.segment, default: 1] -= 1
-            payloadBytes -= entry.event.payload.count
+            payloadBytes -= Int(entry.payloadCount)
         }
         buffer += LogRecord.removed(LogRecord.ranges(removed.map(\.sequence))).encoded()
     }
 
-    private func deleteDeadSegments() {
+    func deleteDeadSegments() {
         while let oldest = files.segments.first, oldest.id != files.activeId, (liveBySegment[oldest.id] ?? 0) <= 0 {
             liveBySegment[oldest.id] = nil
             files.delete(id: oldest.id)
         }
     }
 
-    private func compactMemory() {
+    func compactMemory() {
         if head > 1024, head * 2 > entries.count {
             entries.removeFirst(head)
             head = 0

@@ -34,6 +34,8 @@ final class SegmentFiles {
     private(set) var activeSize = 0
     private(set) var bytesWritten = 0
     private var descriptor: Int32 = -1
+    /// The segment ``read(id:offset:count:)`` has open.
+    private var reader: (id: UInt64, handle: Int32)?
     /// The highest segment id seen in the directory, listed once: the directory lock keeps
     /// other writers out, so later segments only need to stay above it and above our own.
     private var highestListedId: UInt64?
@@ -47,6 +49,7 @@ final class SegmentFiles {
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
+        closeReader()
     }
 
     /// The segment names present on disk, oldest first, and the names that look like
@@ -151,7 +154,9 @@ final class SegmentFiles {
                 let result = write(descriptor, base + written, buffer.count - written)
                 if result < 0 {
                     if errno == EINTR { continue }
-                    throw DiskStoreError.io("write failed: \(String(cString: strerror(errno)))")
+                    let problem = String(cString: strerror(errno))
+                    restoreSize()
+                    throw DiskStoreError.io("write failed: \(problem)")
                 }
                 written += result
             }
@@ -160,8 +165,53 @@ final class SegmentFiles {
         bytesWritten += written
     }
 
+    /// After a failed write: cuts off what part of it reached the file, so the file ends at
+    /// ``activeSize`` again and records written later land where the store expects them; if
+    /// the file cannot be cut, ``activeSize`` follows the file's real end instead.
+    private func restoreSize() {
+        if ftruncate(descriptor, off_t(activeSize)) != 0 {
+            let end = lseek(descriptor, 0, SEEK_END)
+            if end >= 0 { activeSize = Int(end) }
+        }
+    }
+
+    /// `count` bytes of segment `id` from `offset` (fewer at the end of the file), or `nil`
+    /// when the segment is not this log's or cannot be read. The last segment read stays open,
+    /// since reads walk the queue front to back.
+    func read(id: UInt64, offset: Int, count: Int) -> [UInt8]? {
+        guard offset >= 0, count > 0 else { return nil }
+        if reader?.id != id {
+            closeReader()
+            guard let segment = segments.first(where: { $0.id == id }) else { return nil }
+            let handle = open(segment.url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard handle >= 0 else { return nil }
+            reader = (id, handle)
+        }
+        guard let handle = reader?.handle else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let result = bytes.withUnsafeMutableBytes { buffer in
+                pread(handle, buffer.baseAddress! + filled, count - filled, off_t(offset + filled))
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result >= 0 else { return nil }
+            if result == 0 { break }
+            filled += result
+        }
+        bytes.removeLast(count - filled)
+        return bytes
+    }
+
+    /// Closes the descriptor ``read(id:offset:count:)`` keeps.
+    func closeReader() {
+        if let reader { close(reader.handle) }
+        reader = nil
+    }
+
     /// Flushes and closes the active segment; later appends fail.
     func closeActive() {
+        closeReader()
         // Finished segments still being made durable in the background are waited for.
         syncQueue.sync {}
         guard descriptor >= 0 else { return }
@@ -196,6 +246,7 @@ final class SegmentFiles {
     /// Deletes one segment this log owns.
     func delete(id: UInt64) {
         guard let index = segments.firstIndex(where: { $0.id == id }) else { return }
+        if reader?.id == id { closeReader() }
         unlink(segments[index].url.path)
         segments.remove(at: index)
     }

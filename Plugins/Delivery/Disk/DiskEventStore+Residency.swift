@@ -1,0 +1,93 @@
+import Foundation
+import MetaRouterCore
+
+/// Which queued events the log keeps in memory. Every event is on disk once committed; memory
+/// keeps an index entry per event and the encoded bytes of about ``Options/residentBytes``
+/// of them. Spilling starts from the newest (sent last), so the head of the queue, which the
+/// next batches take, stays resident; an event that is not resident is read back from its
+/// segment, a read-ahead window at a time, and verified (checksum and sequence number)
+/// before it is used.
+extension DiskEventStore {
+    /// Bytes read from a segment at once when an event is read back.
+    static let readAheadBytes = 64 * 1024
+
+    /// Takes `count` entries off the head, each with its event in memory. Entries whose
+    /// records cannot be read back are dropped from the log, counted and logged.
+    func takeFromHead(_ count: Int) -> [Entry] {
+        guard count > 0 else { return [] }
+        var taken: [Entry] = []
+        taken.reserveCapacity(count)
+        var unreadable: [Entry] = []
+        for index in head..<(head + count) {
+            var entry = entries[index]
+            if entry.event != nil {
+                residentBytes -= Int(entry.payloadCount)
+            } else if let event = readBack(entry) {
+                entry.event = event
+            } else {
+                unreadable.append(entry)
+                continue
+            }
+            taken.append(entry)
+        }
+        head += count
+        if !unreadable.isEmpty {
+            unreadableRecords += unreadable.count
+            forget(unreadable)
+            logger?.error("event log: \(unreadable.count) queued event(s) could not be read back from disk and were dropped")
+        }
+        return taken
+    }
+
+    /// After a commit wrote the buffer at `base` of the active segment: the records it held
+    /// get their file offsets.
+    func placeCommittedRecords(at base: Int) {
+        var index = entries.count - 1
+        while index >= head, entries[index].sequence >= firstUncommittedSequence {
+            entries[index].offset += base
+            index -= 1
+        }
+        if var current = pending {
+            for index in current.entries.indices where current.entries[index].sequence >= firstUncommittedSequence {
+                current.entries[index].offset += base
+            }
+            pending = current
+        }
+        firstUncommittedSequence = nextSequence
+    }
+
+    /// Drops the in-memory bytes of the newest committed events while more than the budget is
+    /// resident. Stops at the first event already spilled: older ones are nearer the head.
+    func spillBeyondBudget() {
+        var index = entries.count - 1
+        while residentBytes > options.residentBytes, index >= head, entries[index].event != nil {
+            entries[index].event = nil
+            residentBytes -= Int(entries[index].payloadCount)
+            index -= 1
+        }
+    }
+
+    /// The event of a committed entry, read back from its segment and verified.
+    private func readBack(_ entry: Entry) -> QueuedEvent? {
+        let length = Int(entry.length)
+        let end = entry.offset + length
+        if let window = readAhead, window.segment == entry.segment, entry.offset >= window.offset,
+            end <= window.offset + window.bytes.count
+        {
+            return decode(entry, in: window.bytes, at: entry.offset - window.offset)
+        }
+        readAhead = nil
+        guard let bytes = files.read(id: entry.segment, offset: entry.offset, count: max(length, Self.readAheadBytes)) else {
+            return nil
+        }
+        readAhead = (entry.segment, entry.offset, bytes)
+        return decode(entry, in: bytes, at: 0)
+    }
+
+    private func decode(_ entry: Entry, in bytes: [UInt8], at offset: Int) -> QueuedEvent? {
+        guard case .record(.event(let sequence, let millis, let messageId, let payload), _) = SegmentReader.parse(bytes[...], at: offset),
+            sequence == entry.sequence
+        else { return nil }
+        return QueuedEvent(messageId: messageId, timestamp: Date(timeIntervalSince1970: Double(millis) / 1000), payload: payload)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import MetaRouterTesting
+import Testing
+
+@testable import MetaRouterDelivery
+
+/// The log keeps only a bounded part of its queue in memory; everything else is read back from
+/// the segments, verified, in order, through evictions, releases, restarts and damage.
+@Suite struct DiskEventStoreResidencyTests {
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func event(_ index: Int) -> QueuedEvent {
+        QueuedEvent(
+            messageId: "m-\(index)", timestamp: now,
+            payload: Array("{\"n\":\(index),\"pad\":\"\(String(repeating: "y", count: index % 97))\"}".utf8))
+    }
+
+    private func open(_ directory: URL, configure: (inout DiskEventStore.Options) -> Void = { _ in }) throws -> DiskEventStore {
+        var options = DiskEventStore.Options(directory: directory)
+        options.residentBytes = 2_000
+        options.segmentBytes = 16 * 1024
+        configure(&options)
+        return try DiskEventStore(options: options, now: now)
+    }
+
+    private func fill(_ store: DiskEventStore, _ range: Range<Int>) {
+        for index in range {
+            _ = store.append(event(index))
+            if index % 25 == 24 { store.commit() }
+        }
+        store.commit()
+    }
+
+    private func drain(_ store: DiskEventStore, batch: Int = 40) -> [QueuedEvent] {
+        var events: [QueuedEvent] = []
+        while let next = store.nextBatch(maxCount: batch, maxBytes: .max) {
+            events += next.events
+            store.acknowledge(next)
+            store.commit()
+        }
+        return events
+    }
+
+    @Test func aQueueLargerThanTheBudgetIsHeldOnDiskAndReadBackInOrder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url)
+        fill(store, 0..<3_000)
+        #expect(store.count == 3_000)
+        #expect(store.residentBytes <= 2_000)
+        let delivered = drain(store)
+        #expect(delivered.map(\.messageId) == (0..<3_000).map { "m-\($0)" })
+        #expect(delivered.map(\.payload) == (0..<3_000).map { event($0).payload })
+        #expect(store.unreadableRecords == 0)
+    }
+
+    @Test func evictedAndRemovedEventsAreReportedWhole() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url) { $0.maxEvents = 500 }
+        var evicted: [QueuedEvent] = []
+        for index in 0..<1_200 {
+            evicted += store.append(event(index))
+            if index % 25 == 24 { store.commit() }
+        }
+        #expect(evicted.map(\.messageId) == (0..<700).map { "m-\($0)" })
+        #expect(evicted.map(\.payload) == (0..<700).map { event($0).payload })
+        store.commit()
+        let removed = store.removeAll()
+        #expect(removed.map(\.messageId) == (700..<1_200).map { "m-\($0)" })
+        #expect(removed.map(\.payload) == (700..<1_200).map { event($0).payload })
+    }
+
+    @Test func aReleasedBatchComesBackWithTheSameEvents() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url)
+        fill(store, 0..<400)
+        for _ in 0..<3 {
+            let batch = try #require(store.nextBatch(maxCount: 150, maxBytes: .max))
+            store.release(batch)
+            store.commit()
+        }
+        #expect(drain(store).map(\.messageId) == (0..<400).map { "m-\($0)" })
+    }
+
+    /// Opening a backlog indexes it where it lies: nothing is rewritten, nothing is held in
+    /// memory beyond the pending batch, and every event comes back in order.
+    @Test func reopeningABacklogIndexesItWithoutRewritingIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key: String
+        do {
+            let store = try open(directory.url)
+            fill(store, 0..<2_000)
+            let batch = try #require(store.nextBatch(maxCount: 30, maxBytes: .max))
+            key = batch.idempotencyKey
+            store.close()
+        }
+        let reopened = try open(directory.url)
+        #expect(reopened.recovery.recovered == 2_000)
+        #expect(reopened.bytesWritten < 200)
+        #expect(reopened.residentBytes == 0)
+        let first = try #require(reopened.nextBatch(maxCount: 100, maxBytes: .max))
+        #expect(first.idempotencyKey == key)
+        #expect(first.events.map(\.messageId) == (0..<30).map { "m-\($0)" })
+        reopened.acknowledge(first)
+        reopened.commit()
+        fill(reopened, 2_000..<2_100)
+        reopened.close()
+        let again = try open(directory.url)
+        #expect(drain(again).map(\.messageId) == (30..<2_100).map { "m-\($0)" })
+    }
+
+    /// Ages and caps applied at opening stay applied: what they dropped does not come back
+    /// at the next opening with looser limits.
+    @Test func whatRecoveryDropsStaysDropped() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try open(directory.url)
+            fill(store, 0..<100)
+            store.close()
+        }
+        do {
+            let capped = try open(directory.url) { $0.maxEvents = 40 }
+            #expect(capped.recovery.overCap == 60)
+            capped.close()
+        }
+        #expect(drain(try open(directory.url)).map(\.messageId) == (60..<100).map { "m-\($0)" })
+    }
+
+    /// A segment damaged behind the log's back loses only the events whose records are
+    /// damaged: they are counted and dropped, and the rest is delivered in order.
+    @Test func damageBehindTheLogsBackDropsOnlyTheDamagedEvents() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url) { $0.segmentBytes = 1 << 30 }
+        fill(store, 0..<1_000)
+        let segment = try #require(
+            try FileManager.default.contentsOfDirectory(at: directory.url, includingPropertiesForKeys: nil)
+                .first { $0.lastPathComponent.hasPrefix("segment-") })
+        let handle = try FileHandle(forUpdating: segment)
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        try handle.write(contentsOf: Data(repeating: 0xAB, count: 64))
+        try handle.close()
+        let delivered = drain(store).map(\.messageId)
+        #expect(store.unreadableRecords > 0)
+        #expect(store.unreadableRecords < 5)
+        #expect(delivered.count == 1_000 - store.unreadableRecords)
+        #expect(delivered == (0..<1_000).map { "m-\($0)" }.filter { delivered.contains($0) })
+        #expect(store.count == 0)
+    }
+}
