@@ -70,6 +70,7 @@ enum ClientFactory {
                 var disk = DiskEventStore.Options(directory: directory.appendingPathComponent("events", isDirectory: true))
                 disk.maxEvents = options.maxDiskEvents
                 disk.maxBytes = options.maxDiskBytes
+                disk.maxAge = options.maxDiskAgeSeconds
                 delivery.disk = disk
             }
             plugins.append(MetaRouterDestination(options: delivery))

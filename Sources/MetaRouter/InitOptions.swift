@@ -70,6 +70,9 @@ public struct InitOptions: Sendable {
     /// Bytes of event payload kept on disk at most (default 50 MB), so an offline device never
     /// fills its disk; the oldest go first.
     public var maxDiskBytes = 50 * 1024 * 1024
+    /// Seconds an event may wait on disk (default 7 days, must be > 0): older events are dropped,
+    /// counted in the recovery report, when the log is opened at the next start.
+    public var maxDiskAgeSeconds: TimeInterval = 7 * 24 * 3600
     /// Events waiting for the executor at most (default 50,000): beyond it, new events are
     /// dropped at the call, counted in `getDebugInfo().overflowedEvents` and logged once per
     /// 10 s, so callers that outrun the pipeline for good cannot grow the heap without bound.
@@ -137,6 +140,7 @@ public struct InitOptions: Sendable {
         if flushIntervalSeconds <= 0 { errors.append("flushIntervalSeconds must be > 0 (got \(flushIntervalSeconds))") }
         if maxQueueEvents <= 0 { errors.append("maxQueueEvents must be > 0 (got \(maxQueueEvents))") }
         if maxDiskEvents < 0 { errors.append("maxDiskEvents must be >= 0 (got \(maxDiskEvents))") }
+        if !(maxDiskAgeSeconds > 0) { errors.append("maxDiskAgeSeconds must be > 0 (got \(maxDiskAgeSeconds))") }
         if maxPendingEvents <= 0 { errors.append("maxPendingEvents must be > 0 (got \(maxPendingEvents))") }
         if identityMode == .perCall && trackLifecycleEvents {
             errors.append(

@@ -44,6 +44,38 @@ import Glibc
         await second.shutdown()
     }
 
+    /// `maxDiskAgeSeconds` reaches the log: events older than it when the next start opens
+    /// the log are dropped, counted and logged, not sent.
+    @Test func eventsOlderThanTheDiskAgeAreDroppedAtTheNextStart() async throws {
+        let collector = try Collector()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "disk-age-\(UUID())"
+        try await collector.script(fallback: ScriptedResponse(status: 503))
+        let first = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
+        for index in 0..<5 { first.track("Too Old", properties: ["n": index]) }
+        await first.flushAndWait()
+        await first.shutdown()
+
+        try await collector.script(fallback: ScriptedResponse(status: 200))
+        let clock = ManualClock(start: Date().addingTimeInterval(120))
+        let logs = RecordingLogSink()
+        var later = options(key, host: collector.baseURL, directory: directory.url)
+        later.maxDiskAgeSeconds = 60
+        later.clock = clock
+        later.logSink = logs
+        let second = MetaRouter.Analytics.instance(for: later)
+        second.track("Fresh", properties: ["n": 99])
+        await second.flushAndWait()
+        #expect(try await collector.acceptedEvents().compactMap(\.number) == [99])
+        #expect(logs.messages(atLeast: .info).contains { $0.contains("dropped 5 older than the age limit") })
+        await second.shutdown()
+        var invalid = options(key, host: collector.baseURL, directory: directory.url)
+        invalid.maxDiskAgeSeconds = .nan
+        #expect(invalid.validationErrors().contains { $0.contains("maxDiskAgeSeconds") })
+    }
+
     @Test func aClientNobodyHoldsGoesAway() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -35,9 +35,11 @@ public final class TenantAnalytics: @unchecked Sendable {  // `instances` is onl
         options.storageDirectory = storageRoot.appendingPathComponent(InitOptions.storageName(for: writeKey))
         options.identityMode = .perCall
         // A server's disk budget: enough for minutes of outage at thousands of events/s
-        // (each queued event takes ~0.7 KB on disk and, until delivered, about as much memory).
+        // (each queued event takes ~0.7 KB on disk and ~0.1 KB of memory for its index),
+        // and a day at most on disk: older events are dropped at the next start.
         options.maxDiskEvents = 500_000
         options.maxDiskBytes = 512 * 1024 * 1024
+        options.maxDiskAgeSeconds = 24 * 3600
         options.transport = AsyncHTTPClientTransport()
         options.logSink = SwiftLogSink(logger: logger)
         return options
