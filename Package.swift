@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "MetaRouterDelivery", targets: ["MetaRouterDelivery"]),
         .library(name: "MetaRouterLifecycle", targets: ["MetaRouterLifecycle"]),
         .library(name: "MetaRouterTransforms", targets: ["MetaRouterTransforms"]),
+        .library(name: "MetaRouterPrivacy", targets: ["MetaRouterPrivacy"]),
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
     ],
     targets: [
@@ -27,11 +28,13 @@ let package = Package(
         .target(name: "MetaRouterDelivery", dependencies: ["MetaRouterCore"], path: "Plugins/Delivery"),
         .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore"], path: "Plugins/Lifecycle"),
         .target(name: "MetaRouterTransforms", dependencies: ["MetaRouterCore"], path: "Plugins/Transforms"),
+        .target(name: "MetaRouterPrivacy", dependencies: ["MetaRouterCore"], path: "Plugins/Privacy"),
         .target(
             name: "MetaRouter",
             dependencies: [
                 "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
                 "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle", "MetaRouterTransforms",
+                "MetaRouterPrivacy",
             ],
             path: "Sources/MetaRouter"
         ),
@@ -50,7 +53,7 @@ let package = Package(
             name: "MetaRouterPluginTests",
             dependencies: [
                 "MetaRouter", "MetaRouterTesting", "MetaRouterIdentity", "MetaRouterContext",
-                "MetaRouterAdvertisingID",
+                "MetaRouterAdvertisingID", "MetaRouterPrivacy",
             ],
             path: "Tests/MetaRouterPluginTests"
         ),

@@ -24,6 +24,8 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func setAdvertisingId(_ advertisingId: String?)
     /// Clears the advertising identifier from storage and context.
     func clearAdvertisingId()
+    /// Turns PII scrubbing on or off for the calls made after this one.
+    func setScrubPII(_ enabled: Bool)
     /// The device's anonymous id; waits for initialization, never empty.
     func getAnonymousId() async -> String
     /// Sends queued events now; covers every call made before it.

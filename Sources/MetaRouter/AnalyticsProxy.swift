@@ -135,6 +135,8 @@ public final class AnalyticsProxy: AnalyticsInterface {
     public func setAdvertisingId(_ advertisingId: String?) { forward { $0.setAdvertisingId(advertisingId) } }
     /// Clears the advertising id once a client is bound.
     public func clearAdvertisingId() { forward { $0.clearAdvertisingId() } }
+    /// Turns PII scrubbing on or off once a client is bound, in call order.
+    public func setScrubPII(_ enabled: Bool) { forward { $0.setScrubPII(enabled) } }
     /// Waits for a client to be bound and returns its anonymous id.
     public func getAnonymousId() async -> String { await boundClient().getAnonymousId() }
     /// Flushes once a client is bound.

@@ -54,7 +54,9 @@ enum ClientFactory {
     }
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
-        var plugins: [any Plugin] = []
+        // Always there, so `setScrubPII(_:)` can turn it on later; off unless asked. It is a
+        // `before` plugin: it runs ahead of identity, context and every destination.
+        var plugins: [any Plugin] = [PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing)]
         let defaults = options.defaultPlugins
         if defaults.contains(.identity) { plugins.append(IdentityPlugin(mode: options.identityMode)) }
         if defaults.contains(.context) { plugins.append(ContextPlugin()) }

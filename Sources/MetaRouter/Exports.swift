@@ -4,4 +4,5 @@
 @_exported import MetaRouterDelivery
 @_exported import MetaRouterIdentity
 @_exported import MetaRouterLifecycle
+@_exported import MetaRouterPrivacy
 @_exported import MetaRouterTransforms

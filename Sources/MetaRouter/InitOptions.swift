@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterPrivacy
 
 /// Which built-in plugins a client starts with. Remove one to replace it with your own.
 public struct DefaultPlugins: OptionSet, Sendable, Hashable {
@@ -73,6 +74,13 @@ public struct InitOptions: Sendable {
     /// Seconds an event may wait on disk (default 7 days, must be > 0): older events are dropped,
     /// counted in the recovery report, when the log is opened at the next start.
     public var maxDiskAgeSeconds: TimeInterval = 7 * 24 * 3600
+    /// Scrub personal data (email addresses, Luhn-valid card numbers, ``piiScrubbing``'s keys
+    /// and patterns) from properties before anything queues or writes them. Off by default,
+    /// for the MetaRouter SDK's wire output; `setScrubPII(_:)` changes it at run time.
+    public var scrubPII = false
+    /// What the scrubber looks for beyond emails and card numbers, and whether it scrubs
+    /// `identify` / `group` traits (not by default).
+    public var piiScrubbing = PIIScrubbingOptions()
     /// Events waiting for the executor at most (default 50,000): beyond it, new events are
     /// dropped at the call, counted in `getDebugInfo().overflowedEvents` and logged once per
     /// 10 s, so callers that outrun the pipeline for good cannot grow the heap without bound.

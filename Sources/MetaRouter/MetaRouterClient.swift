@@ -61,6 +61,18 @@ public final class MetaRouterClient: AnalyticsInterface {
         client.perform { $0.find(AdvertisingIDPlugin.self)?.set(advertisingId) }
     }
 
+    /// Turns PII scrubbing on or off. It takes effect in call order: calls made before this
+    /// one keep the previous setting, calls made after it get the new one.
+    public func setScrubPII(_ enabled: Bool) {
+        let logger = client.logger
+        client.perform { timeline in
+            guard let plugin = timeline.find(PIIScrubPlugin.self) else {
+                return logger.warning("setScrubPII: this client has no PIIScrubPlugin; add one with add(plugin:at: .first)")
+            }
+            plugin.isEnabled = enabled
+        }
+    }
+
     /// Clears the advertising id, in order with other calls.
     public func clearAdvertisingId() {
         client.perform { $0.find(AdvertisingIDPlugin.self)?.clear() }

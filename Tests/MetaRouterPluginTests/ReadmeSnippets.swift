@@ -57,3 +57,15 @@ import Foundation
         await MetaRouter.Analytics.shutdownAll()   // delivers what is queued, once, at the end
     }
 }
+
+@Sendable private func readmeSnippet4() async {
+
+    func makePrivateAnalytics() -> MetaRouterClient {
+        var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
+        options.scrubPII = true
+        options.piiScrubbing = PIIScrubbingOptions(redactedKeys: ["password", "ssn"])
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        analytics.track("Support Request", properties: ["from": "ann@example.com"])   // "from": "<email>"
+        return analytics
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import MetaRouterCore
+
+/// A pattern of its own to scrub from string values: every match of `expression` (an
+/// `NSRegularExpression`) is replaced by `replacement`.
+public struct PIIPattern: Sendable, Hashable {
+    /// The regular expression.
+    public var expression: String
+    /// What each match becomes, e.g. `"<ssn>"`.
+    public var replacement: String
+
+    /// A pattern and its replacement.
+    public init(_ expression: String, replacement: String) {
+        self.expression = expression
+        self.replacement = replacement
+    }
+}
+
+/// What the scrubber looks for besides email addresses and payment card numbers.
+public struct PIIScrubbingOptions: Sendable, Hashable {
+    /// Keys whose values are replaced by `"<redacted>"` wherever they appear (at any depth,
+    /// matched without regard to case), e.g. `["password", "ssn"]`.
+    public var redactedKeys: Set<String>
+    /// Patterns of its own, applied to every string value after the built-in ones.
+    public var patterns: [PIIPattern]
+    /// Whether `identify` and `group` traits are scrubbed too. Off by default: an email trait
+    /// is the point of `identify`.
+    public var scrubsTraits: Bool
+
+    /// Options with nothing beyond the built-in detection.
+    public init(redactedKeys: Set<String> = [], patterns: [PIIPattern] = [], scrubsTraits: Bool = false) {
+        self.redactedKeys = redactedKeys
+        self.patterns = patterns
+        self.scrubsTraits = scrubsTraits
+    }
+}
+
+/// Replaces personal data in JSON values: email addresses become `<email>`, payment card
+/// numbers — 13 to 19 digits, spaces or hyphens between them allowed, that pass the Luhn
+/// check (so order numbers and timestamps mostly stay) — become `<card>`, values under a
+/// redacted key become `<redacted>`, and custom patterns are applied. Only strings are
+/// scanned; numbers, Booleans and keys are left as they are.
+///
+/// The walk is bounded: values nested deeper than ``maximumDepth`` are replaced by
+/// `<redacted>` rather than walked, so no input can exhaust the stack.
+public struct PIIScrubber: Sendable {
+    /// Nesting below which values are redacted whole instead of walked.
+    public static let maximumDepth = 64
+    /// What an email address becomes.
+    public static let emailReplacement = "<email>"
+    /// What a payment card number becomes.
+    public static let cardReplacement = "<card>"
+    /// What the value of a redacted key becomes.
+    public static let redactedReplacement = "<redacted>"
+
+    private let redactedKeys: Set<String>
+    private let patterns: [(expression: NSRegularExpression, replacement: String)]
+
+    /// A scrubber for `options`; patterns that do not compile are returned in `invalidPatterns`.
+    public init(options: PIIScrubbingOptions = PIIScrubbingOptions()) {
+        redactedKeys = Set(options.redactedKeys.map { $0.lowercased() })
+        var compiled: [(NSRegularExpression, String)] = []
+        var invalid: [String] = []
+        for pattern in options.patterns {
+            if let expression = try? NSRegularExpression(pattern: pattern.expression) {
+                compiled.append((expression, pattern.replacement))
+            } else {
+                invalid.append(pattern.expression)
+            }
+        }
+        patterns = compiled
+        invalidPatterns = invalid
+    }
+
+    /// Patterns from the options that are not valid regular expressions (and are ignored).
+    public let invalidPatterns: [String]
+
+    /// The object with personal data replaced, and how many values were changed.
+    public func scrub(_ object: [String: JSON]) -> (object: [String: JSON], scrubbed: Int) {
+        var count = 0
+        let result = scrubObject(object, depth: 1, count: &count)
+        return (result, count)
+    }
+
+    private func scrubObject(_ object: [String: JSON], depth: Int, count: inout Int) -> [String: JSON] {
+        var result = object
+        for (key, value) in object {
+            if !redactedKeys.isEmpty, redactedKeys.contains(key.lowercased()) {
+                if value != .string(Self.redactedReplacement) {
+                    result[key] = .string(Self.redactedReplacement)
+                    count += 1
+                }
+                continue
+            }
+            if let changed = scrubValue(value, depth: depth, count: &count) { result[key] = changed }
+        }
+        return result
+    }
+
+    /// The value scrubbed, or `nil` when nothing in it changed (so unchanged containers are
+    /// not rebuilt).
+    private func scrubValue(_ value: JSON, depth: Int, count: inout Int) -> JSON? {
+        switch value {
+        case .string(let text):
+            guard let scrubbed = scrubString(text) else { return nil }
+            count += 1
+            return .string(scrubbed)
+        case .object(let object):
+            guard depth < Self.maximumDepth else {
+                count += 1
+                return .string(Self.redactedReplacement)
+            }
+            let before = count
+            let result = scrubObject(object, depth: depth + 1, count: &count)
+            return count == before ? nil : .object(result)
+        case .array(let array):
+            guard depth < Self.maximumDepth else {
+                count += 1
+                return .string(Self.redactedReplacement)
+            }
+            var result = array
+            var changed = false
+            for (index, element) in array.enumerated() {
+                if let scrubbed = scrubValue(element, depth: depth + 1, count: &count) {
+                    result[index] = scrubbed
+                    changed = true
+                }
+            }
+            return changed ? .array(result) : nil
+        case .null, .bool, .int, .uint, .double:
+            return nil
+        }
+    }
+
+    /// The string with personal data replaced, or `nil` when it has none.
+    func scrubString(_ text: String) -> String? {
+        var result: String?
+        if let builtIn = PIIDetector.replacing(in: text) { result = builtIn }
+        for pattern in patterns {
+            let current = result ?? text
+            let range = NSRange(current.startIndex..<current.endIndex, in: current)
+            guard pattern.expression.firstMatch(in: current, range: range) != nil else { continue }
+            let template = NSRegularExpression.escapedTemplate(for: pattern.replacement)
+            result = pattern.expression.stringByReplacingMatches(in: current, range: range, withTemplate: template)
+        }
+        return result
+    }
+}
