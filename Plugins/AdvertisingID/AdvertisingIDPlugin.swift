@@ -60,9 +60,17 @@ public final class AdvertisingIDPlugin: EventPlugin {
         store?.set(nil, forKey: Self.storageKey)
     }
 
+    /// Whether the event's consent denies a category whose name contains "advertising".
+    static func deniesAdvertising(_ event: Event) -> Bool {
+        guard let preferences = event.context["consent"]?["categoryPreferences"]?.objectValue else { return false }
+        return preferences.contains { $0.key.lowercased().contains("advertising") && $0.value == .bool(false) }
+    }
+
     /// Adds `context.device.advertisingId` when an id is set.
+    /// Withheld when the event's consent (`context.consent.categoryPreferences`, stamped by
+    /// the consent gate) denies a category named for advertising.
     public func execute(event: Event) -> Event? {
-        guard let advertisingId else { return event }
+        guard let advertisingId, !Self.deniesAdvertising(event) else { return event }
         var event = event
         var device = event.context["device"]?.objectValue ?? [:]
         device["advertisingId"] = .string(advertisingId)

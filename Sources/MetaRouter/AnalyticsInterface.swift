@@ -26,6 +26,10 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func clearAdvertisingId()
     /// Turns PII scrubbing on or off for the calls made after this one.
     func setScrubPII(_ enabled: Bool)
+    /// Sets the consent in force for the calls made after this one.
+    func setConsent(_ consent: ConsentState)
+    /// Wipes this instance's local state: queued events, identity, consent.
+    func forget() async -> ForgetReport
     /// The device's anonymous id; waits for initialization, never empty.
     func getAnonymousId() async -> String
     /// Sends queued events now; covers every call made before it.

@@ -137,6 +137,10 @@ public final class AnalyticsProxy: AnalyticsInterface {
     public func clearAdvertisingId() { forward { $0.clearAdvertisingId() } }
     /// Turns PII scrubbing on or off once a client is bound, in call order.
     public func setScrubPII(_ enabled: Bool) { forward { $0.setScrubPII(enabled) } }
+    /// Sets the consent once a client is bound, in call order.
+    public func setConsent(_ consent: ConsentState) { forward { $0.setConsent(consent) } }
+    /// Waits for a client to be bound and wipes its local state.
+    public func forget() async -> ForgetReport { await boundClient().forget() }
     /// Waits for a client to be bound and returns its anonymous id.
     public func getAnonymousId() async -> String { await boundClient().getAnonymousId() }
     /// Flushes once a client is bound.

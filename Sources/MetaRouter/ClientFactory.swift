@@ -54,9 +54,13 @@ enum ClientFactory {
     }
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
-        // Always there, so `setScrubPII(_:)` can turn it on later; off unless asked. It is a
-        // `before` plugin: it runs ahead of identity, context and every destination.
-        var plugins: [any Plugin] = [PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing)]
+        // Always there, in this order, ahead of identity, context and every destination: the
+        // consent gate (a call it drops is seen by no other plugin), then PII scrubbing (off
+        // unless asked; `setScrubPII(_:)` can turn it on later).
+        var plugins: [any Plugin] = [
+            ConsentPlugin(initial: options.initialConsent),
+            PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing),
+        ]
         let defaults = options.defaultPlugins
         if defaults.contains(.identity) { plugins.append(IdentityPlugin(mode: options.identityMode)) }
         if defaults.contains(.context) { plugins.append(ContextPlugin()) }

@@ -42,6 +42,10 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// Events dropped at the call because `maxPendingEvents` were already waiting for the
     /// executor (callers outrunning the pipeline).
     public var overflowedEvents = 0
+    /// The consent in force.
+    public var consent = ConsentState.granted
+    /// Events dropped because analytics consent was withdrawn.
+    public var consentDroppedEvents = 0
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
     /// Delivery counters.
@@ -64,6 +68,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
             "flushInFlight: \(flushInFlight)", "tracing: \(tracing)",
             "sent: \(stats.sent)", "dropped: \(stats.droppedTotal)",
             "rejectedWithoutIdentity: \(rejectedWithoutIdentity)", "overflowedEvents: \(overflowedEvents)",
+            "consent: analytics \(consent.analytics), errors \(consent.errors)", "consentDroppedEvents: \(consentDroppedEvents)",
         ]
         if let anonymousId { lines.append("anonymousId: \(anonymousId)") }
         if let userId { lines.append("userId: \(userId)") }

@@ -74,6 +74,10 @@ public struct InitOptions: Sendable {
     /// Seconds an event may wait on disk (default 7 days, must be > 0): older events are dropped,
     /// counted in the recovery report, when the log is opened at the next start.
     public var maxDiskAgeSeconds: TimeInterval = 7 * 24 * 3600
+    /// The consent in force until `setConsent(_:)` changes it (both channels granted by
+    /// default, as in the seed). A consent set at run time is persisted and wins over this at
+    /// the next start; `forget()` removes it.
+    public var initialConsent = ConsentState.granted
     /// Scrub personal data (email addresses, Luhn-valid card numbers, ``piiScrubbing``'s keys
     /// and patterns) from properties before anything queues or writes them. Off by default,
     /// for the MetaRouter SDK's wire output; `setScrubPII(_:)` changes it at run time.

@@ -141,7 +141,9 @@ public final class MetaRouterClient: AnalyticsInterface {
                 advertisingId: timeline.find(AdvertisingIDPlugin.self)?.advertisingId,
                 delivery: uploader?.status(at: clock.now()), tracing: uploader?.tracing ?? false,
                 stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
-                rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
+                rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit,
+                consent: timeline.find(ConsentPlugin.self)?.state ?? .granted,
+                consentDroppedEvents: timeline.find(ConsentPlugin.self)?.droppedEvents ?? 0)
         }
         let lifecycle = client.lifecycle
         var info = DebugInfo(
@@ -157,6 +159,8 @@ public final class MetaRouterClient: AnalyticsInterface {
             rejectedWithoutIdentity: snapshot.rejectedWithoutIdentity,
             error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
         info.overflowedEvents = client.overflowedEvents
+        info.consent = snapshot.consent
+        info.consentDroppedEvents = snapshot.consentDroppedEvents
         return info
     }
 
@@ -171,11 +175,13 @@ public final class MetaRouterClient: AnalyticsInterface {
         var storageError: String?
         var rejectedWithoutIdentity: Int
         var queueLimit: QueueLimit?
+        var consent: ConsentState
+        var consentDroppedEvents: Int
     }
 
     /// Runs `read` on the executor after everything submitted before, and returns its result.
     /// A shut-down client still answers: its executor keeps draining.
-    private func onExecutor<Value: Sendable>(_ read: @escaping @Sendable (Timeline) -> Value) async -> Value {
+    func onExecutor<Value: Sendable>(_ read: @escaping @Sendable (Timeline) -> Value) async -> Value {
         await withCheckedContinuation { continuation in
             client.perform { continuation.resume(returning: read($0)) }
         }
