@@ -26,6 +26,12 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func clearAdvertisingId()
     /// Turns PII scrubbing on or off for the calls made after this one.
     func setScrubPII(_ enabled: Bool)
+    /// Adds a property to every later track, screen and page call.
+    func registerSuperProperty(_ key: String, _ value: Any)
+    /// Adds a property to every later call unless it is registered already.
+    func registerSuperPropertyOnce(_ key: String, _ value: Any)
+    /// Stops adding a super property.
+    func unregisterSuperProperty(_ key: String)
     /// Sets the consent in force for the calls made after this one.
     func setConsent(_ consent: ConsentState)
     /// Wipes this instance's local state: queued events, identity, consent.

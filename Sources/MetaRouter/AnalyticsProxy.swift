@@ -137,6 +137,20 @@ public final class AnalyticsProxy: AnalyticsInterface {
     public func clearAdvertisingId() { forward { $0.clearAdvertisingId() } }
     /// Turns PII scrubbing on or off once a client is bound, in call order.
     public func setScrubPII(_ enabled: Bool) { forward { $0.setScrubPII(enabled) } }
+    /// Registers a super property once a client is bound, in call order.
+    public func registerSuperProperty(_ key: String, _ value: Any) {
+        let (converted, _) = ValueConverter.convert([key: value], root: "superProperties")
+        guard let json = converted[key] else { return }
+        forward { $0.registerSuperProperty(key, json) }
+    }
+    /// Registers a super property unless one is, once a client is bound, in call order.
+    public func registerSuperPropertyOnce(_ key: String, _ value: Any) {
+        let (converted, _) = ValueConverter.convert([key: value], root: "superProperties")
+        guard let json = converted[key] else { return }
+        forward { $0.registerSuperPropertyOnce(key, json) }
+    }
+    /// Unregisters a super property once a client is bound, in call order.
+    public func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
     /// Sets the consent once a client is bound, in call order.
     public func setConsent(_ consent: ConsentState) { forward { $0.setConsent(consent) } }
     /// Waits for a client to be bound and wipes its local state.

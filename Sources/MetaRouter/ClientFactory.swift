@@ -55,10 +55,10 @@ enum ClientFactory {
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
         // Always there, in this order, ahead of identity, context and every destination: the
-        // consent gate (a call it drops is seen by no other plugin), then PII scrubbing (off
-        // unless asked; `setScrubPII(_:)` can turn it on later).
+        // consent gate (a call it drops is seen by no other plugin), super properties, then
+        // PII scrubbing (off unless asked; `setScrubPII(_:)` can turn it on later).
         var plugins: [any Plugin] = [
-            ConsentPlugin(initial: options.initialConsent),
+            ConsentPlugin(initial: options.initialConsent), SuperPropertiesPlugin(),
             PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing),
         ]
         let defaults = options.defaultPlugins

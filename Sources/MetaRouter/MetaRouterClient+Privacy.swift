@@ -10,16 +10,44 @@ public struct ForgetReport: Sendable, Hashable {
     public var identity: Bool
     /// Whether a stored consent state was removed (the initial consent is in force again).
     public var consent: Bool
+    /// Whether super properties were removed.
+    public var superProperties: Bool
 
     /// A report.
-    public init(queuedEvents: Int, identity: Bool, consent: Bool) {
+    public init(queuedEvents: Int, identity: Bool, consent: Bool, superProperties: Bool) {
         self.queuedEvents = queuedEvents
         self.identity = identity
         self.consent = consent
+        self.superProperties = superProperties
     }
 }
 
 extension MetaRouterClient {
+    /// Adds `value` under `key` to the properties of every later `track`, `screen` and `page`
+    /// call (the call's own keys win), persisted. A value that cannot be converted to JSON is
+    /// dropped with a log line, as a property would be.
+    public func registerSuperProperty(_ key: String, _ value: Any) {
+        guard let converted = superPropertyValue(key, value) else { return }
+        client.perform { $0.find(SuperPropertiesPlugin.self)?.register(key, converted) }
+    }
+
+    /// Like ``registerSuperProperty(_:_:)``, unless `key` is registered already.
+    public func registerSuperPropertyOnce(_ key: String, _ value: Any) {
+        guard let converted = superPropertyValue(key, value) else { return }
+        client.perform { $0.find(SuperPropertiesPlugin.self)?.registerOnce(key, converted) }
+    }
+
+    /// Stops adding `key`.
+    public func unregisterSuperProperty(_ key: String) {
+        client.perform { $0.find(SuperPropertiesPlugin.self)?.unregister(key) }
+    }
+
+    private func superPropertyValue(_ key: String, _ value: Any) -> JSON? {
+        let (converted, issues) = ValueConverter.convert([key: value], root: "superProperties")
+        for issue in issues { client.logger.warning("\(issue)") }
+        return converted[key]
+    }
+
     /// Sets the consent in force for the calls made after this one (and persists it); calls
     /// made before it are unaffected. Without analytics consent, calls are dropped before any
     /// plugin sees them and counted (`getDebugInfo().consentDroppedEvents`).
@@ -33,7 +61,8 @@ extension MetaRouterClient {
     }
 
     /// Wipes this instance's local state, in call order: the queued events (in memory and in
-    /// its disk log), the stored identity and the stored consent. Returns what it removed.
+    /// its disk log), the stored identity, consent and super properties. Returns what it
+    /// removed.
     /// Only the instance's own storage is touched: its log deletes the segment files it
     /// created, and its key-value store loses the keys the plugins own.
     public func forget() async -> ForgetReport {
@@ -44,12 +73,13 @@ extension MetaRouterClient {
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
                 .contains { storage.string(forKey: $0) != nil }
             let consent = timeline.find(ConsentPlugin.self)?.forget() ?? false
-            return ForgetReport(queuedEvents: queued, identity: hadIdentity, consent: consent)
+            let superProperties = timeline.find(SuperPropertiesPlugin.self)?.clear() ?? false
+            return ForgetReport(queuedEvents: queued, identity: hadIdentity, consent: consent, superProperties: superProperties)
         }
         await client.resetAndWait()
         client.logger.info(
             "sdk.forgotten: \(report.queuedEvents) queued event(s), identity \(report.identity ? "removed" : "none stored"), "
-                + "consent \(report.consent ? "removed" : "none stored")")
+                + "consent \(report.consent ? "removed" : "none stored"), super properties \(report.superProperties ? "removed" : "none")")
         return report
     }
 }

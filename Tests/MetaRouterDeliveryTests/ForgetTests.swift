@@ -23,6 +23,7 @@ import Testing
         analytics.identify("user-1", traits: ["email": "ann@example.com"])
         for index in 0..<30 { analytics.track("Queued", properties: ["n": index]) }
         analytics.setConsent(ConsentState(analytics: true, errors: false))
+        analytics.registerSuperProperty("plan", "pro")
         await analytics.flushAndWait()
         let anonymousBefore = await analytics.getAnonymousId()
 
@@ -30,6 +31,7 @@ import Testing
         #expect(report.queuedEvents == 31)
         #expect(report.identity)
         #expect(report.consent)
+        #expect(report.superProperties)
         #expect(store.string(forKey: IdentityKeys.userId) == nil)
         #expect(store.string(forKey: IdentityKeys.traits) == nil)
         #expect(await analytics.getAnonymousId() != anonymousBefore)
@@ -45,8 +47,8 @@ import Testing
         await again.flushAndWait()
         let delivered = try await collector.acceptedEvents()
         #expect(delivered.compactMap(\.number) == [99])
-        #expect(delivered.allSatisfy { $0["userId"] == nil })
-        #expect(await again.forget() == ForgetReport(queuedEvents: 0, identity: false, consent: false))
+        #expect(delivered.allSatisfy { $0["userId"] == nil && $0["properties"]?["plan"] == nil })
+        #expect(await again.forget() == ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false))
         await again.shutdown()
     }
 }

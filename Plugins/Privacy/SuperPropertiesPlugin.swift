@@ -1,0 +1,86 @@
+import Foundation
+import MetaRouterCore
+
+/// Properties registered once and added to every `track`, `screen` and `page` call's
+/// properties; the call's own keys win on collision. Persisted per instance (in the client's
+/// `KeyValueStore`, under a key naming the write key's storage namespace); `reset()` and
+/// `forget()` clear them.
+///
+/// A `before` plugin, after the consent gate and ahead of PII scrubbing, so what it adds is
+/// scrubbed like the call's own properties.
+public final class SuperPropertiesPlugin: EventPlugin {
+    /// After the consent gate, before scrubbing.
+    public let type = PluginType.before
+    /// The registered properties.
+    public private(set) var properties: [String: JSON] = [:]
+    private var store: (any KeyValueStore)?
+    private var storageKey = ""
+
+    /// A plugin that loads the stored properties when it joins a client.
+    public init() {}
+
+    /// The storage key for a write key.
+    public static func storageKey(forWriteKey writeKey: String) -> String {
+        "metarouter:super_properties:" + StorageFiles.namespace(for: writeKey)
+    }
+
+    /// Loads the stored properties.
+    public func configure(analytics: AnalyticsClient) {
+        store = analytics.configuration.storage
+        storageKey = Self.storageKey(forWriteKey: analytics.configuration.writeKey)
+        guard let text = store?.string(forKey: storageKey) else { return }
+        if let stored = (try? JSONParser.parse(text))?.objectValue {
+            properties = stored
+        } else {
+            analytics.logger.warning("sdk.super_properties_unreadable: the stored super properties could not be read; starting without")
+        }
+    }
+
+    /// Sets `key` to `value`, replacing what was registered under it.
+    public func register(_ key: String, _ value: JSON) {
+        properties[key] = value
+        persist()
+    }
+
+    /// Sets `key` to `value` unless something is registered under it already.
+    public func registerOnce(_ key: String, _ value: JSON) {
+        guard properties[key] == nil else { return }
+        register(key, value)
+    }
+
+    /// Removes `key`.
+    public func unregister(_ key: String) {
+        guard properties.removeValue(forKey: key) != nil else { return }
+        persist()
+    }
+
+    /// Removes every registered property; returns whether there were any.
+    @discardableResult
+    public func clear() -> Bool {
+        let had = !properties.isEmpty || store?.string(forKey: storageKey) != nil
+        properties = [:]
+        store?.set(nil, forKey: storageKey)
+        return had
+    }
+
+    /// A logout forgets them.
+    public func reset() { clear() }
+
+    /// Adds the registered properties.
+    public func track(event: Event) -> Event? { merged(event) }
+    /// Adds the registered properties.
+    public func screen(event: Event) -> Event? { merged(event) }
+    /// Adds the registered properties.
+    public func page(event: Event) -> Event? { merged(event) }
+
+    private func merged(_ event: Event) -> Event? {
+        guard !properties.isEmpty else { return event }
+        var changed = event
+        changed.properties = properties.merging(event.properties ?? [:]) { _, own in own }
+        return changed
+    }
+
+    private func persist() {
+        store?.set(JSONWriter.string(.object(properties)), forKey: storageKey)
+    }
+}
