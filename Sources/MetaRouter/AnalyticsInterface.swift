@@ -32,6 +32,10 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func registerSuperPropertyOnce(_ key: String, _ value: Any)
     /// Stops adding a super property.
     func unregisterSuperProperty(_ key: String)
+    /// Starts a new session.
+    func startSession()
+    /// Ends the session.
+    func endSession()
     /// Sets the consent in force for the calls made after this one.
     func setConsent(_ consent: ConsentState)
     /// Wipes this instance's local state: queued events, identity, consent.

@@ -151,6 +151,10 @@ public final class AnalyticsProxy: AnalyticsInterface {
     }
     /// Unregisters a super property once a client is bound, in call order.
     public func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
+    /// Starts a session once a client is bound, in call order.
+    public func startSession() { forward { $0.startSession() } }
+    /// Ends the session once a client is bound, in call order.
+    public func endSession() { forward { $0.endSession() } }
     /// Sets the consent once a client is bound, in call order.
     public func setConsent(_ consent: ConsentState) { forward { $0.setConsent(consent) } }
     /// Waits for a client to be bound and wipes its local state.

@@ -64,6 +64,11 @@ enum ClientFactory {
         let defaults = options.defaultPlugins
         if defaults.contains(.identity) { plugins.append(IdentityPlugin(mode: options.identityMode)) }
         if defaults.contains(.context) { plugins.append(ContextPlugin()) }
+        if defaults.contains(.sessions) {
+            var sessions = options.sessions
+            if options.identityMode == .perCall { sessions.automatic = false }
+            plugins.append(SessionPlugin(options: sessions))
+        }
         if defaults.contains(.advertisingId) { plugins.append(AdvertisingIDPlugin()) }
         if defaults.contains(.delivery) {
             var delivery = MetaRouterDestination.Options(ingestionHost: host)

@@ -16,8 +16,10 @@ public struct DefaultPlugins: OptionSet, Sendable, Hashable {
     public static let advertisingId = DefaultPlugins(rawValue: 1 << 2)
     /// Delivery to the ingestion host (``MetaRouterDestination``).
     public static let delivery = DefaultPlugins(rawValue: 1 << 3)
+    /// `context.sessionId` / `context.sessionStart` (``SessionPlugin``).
+    public static let sessions = DefaultPlugins(rawValue: 1 << 4)
     /// All of them.
-    public static let all: DefaultPlugins = [.identity, .context, .advertisingId, .delivery]
+    public static let all: DefaultPlugins = [.identity, .context, .advertisingId, .delivery, .sessions]
 }
 
 /// How to set up a client: the seed README's options, plus what servers and tests need.
@@ -78,6 +80,10 @@ public struct InitOptions: Sendable {
     /// default, as in the seed). A consent set at run time is persisted and wins over this at
     /// the next start; `forget()` removes it.
     public var initialConsent = ConsentState.granted
+    /// When sessions end on their own (30 minutes without events, or in the background). With
+    /// ``identityMode`` `.perCall` (a server) sessions are never automatic: one instance serves
+    /// many people; `startSession()` / `endSession()` still work.
+    public var sessions = SessionPlugin.Options()
     /// Scrub personal data (email addresses, Luhn-valid card numbers, ``piiScrubbing``'s keys
     /// and patterns) from properties before anything queues or writes them. Off by default,
     /// for the MetaRouter SDK's wire output; `setScrubPII(_:)` changes it at run time.

@@ -48,6 +48,16 @@ extension MetaRouterClient {
         return converted[key]
     }
 
+    /// Starts a new session, in call order: the next event carries `context.sessionStart`.
+    public func startSession() {
+        client.perform { $0.find(SessionPlugin.self)?.startSession() }
+    }
+
+    /// Ends the session, in call order (with automatic sessions the next event starts one).
+    public func endSession() {
+        client.perform { $0.find(SessionPlugin.self)?.endSession() }
+    }
+
     /// Sets the consent in force for the calls made after this one (and persists it); calls
     /// made before it are unaffected. Without analytics consent, calls are dropped before any
     /// plugin sees them and counted (`getDebugInfo().consentDroppedEvents`).

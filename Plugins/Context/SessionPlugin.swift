@@ -1,0 +1,108 @@
+import Foundation
+import MetaRouterCore
+
+/// Sessions: every event carries `context.sessionId` (the epoch milliseconds of its session's
+/// start) and a session's first event `context.sessionStart: true` — the shape RudderStack's
+/// SDKs send.
+///
+/// With automatic sessions (apps), a session starts with the first event, and a new one after
+/// ``Options/inactivityTimeout`` without events or after the app spent longer than
+/// ``Options/backgroundTimeout`` in the background (known when the lifecycle plugin runs).
+/// ``startSession()`` and ``endSession()`` work either way; without automatic sessions
+/// (servers, where one instance serves many people) events carry a session only between them.
+/// `reset()` ends the session. Sessions live in memory: a new process starts a new one.
+public final class SessionPlugin: EventPlugin, LifecycleAware {
+    /// When sessions end on their own.
+    public struct Options: Sendable, Hashable {
+        /// Whether sessions start and end on their own (default `true`).
+        public var automatic: Bool
+        /// Seconds without events after which the next event starts a new session (30 min).
+        public var inactivityTimeout: TimeInterval
+        /// Seconds in the background after which the next event starts a new session (30 min).
+        public var backgroundTimeout: TimeInterval
+
+        /// Options; the defaults are 30 minutes for both timeouts.
+        public init(automatic: Bool = true, inactivityTimeout: TimeInterval = 1800, backgroundTimeout: TimeInterval = 1800) {
+            self.automatic = automatic
+            self.inactivityTimeout = inactivityTimeout
+            self.backgroundTimeout = backgroundTimeout
+        }
+    }
+
+    /// After identity and context.
+    public let type = PluginType.enrichment
+    /// The options in force.
+    public let options: Options
+    /// The current session's id (epoch milliseconds of its start), if one is running.
+    public private(set) var sessionId: Int64?
+    private var startPending = false
+    private var lastEventAt: Date?
+    private var backgroundedAt: Date?
+    private var clock: (any AnalyticsClock)?
+
+    /// A session plugin with `options`.
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Takes the client's clock.
+    public func configure(analytics: AnalyticsClient) {
+        clock = analytics.configuration.clock
+    }
+
+    /// Starts a new session now; the next event carries `sessionStart`.
+    public func startSession() {
+        begin(at: now())
+    }
+
+    /// Ends the session: with automatic sessions the next event starts a new one; without,
+    /// events carry no session until ``startSession()``.
+    public func endSession() {
+        sessionId = nil
+        startPending = false
+    }
+
+    /// A new user gets a new session.
+    public func reset() { endSession() }
+
+    /// Stamps the session on the event, starting one first when it is due.
+    public func execute(event: Event) -> Event? {
+        let now = now()
+        if options.automatic {
+            if sessionId == nil { begin(at: now) } else if let lastEventAt, now.timeIntervalSince(lastEventAt) >= options.inactivityTimeout {
+                begin(at: now)
+            }
+        }
+        lastEventAt = now
+        guard let sessionId else { return event }
+        var stamped = event
+        stamped.context["sessionId"] = .int(sessionId)
+        if startPending {
+            stamped.context["sessionStart"] = .bool(true)
+            startPending = false
+        }
+        return stamped
+    }
+
+    /// Notes when the app left the foreground.
+    public func applicationDidEnterBackground() {
+        backgroundedAt = now()
+    }
+
+    /// Ends the session when the app was away longer than the background timeout.
+    public func applicationDidEnterForeground() {
+        defer { backgroundedAt = nil }
+        guard options.automatic, let backgroundedAt, now().timeIntervalSince(backgroundedAt) >= options.backgroundTimeout else { return }
+        endSession()
+    }
+
+    /// Nothing to keep.
+    public func applicationWillTerminate() {}
+
+    private func begin(at date: Date) {
+        sessionId = Timestamp.epochMillis(date)
+        startPending = true
+    }
+
+    private func now() -> Date { clock?.now() ?? Date() }
+}
