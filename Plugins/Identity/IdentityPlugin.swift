@@ -35,6 +35,7 @@ public final class IdentityPlugin: EventPlugin {
 
     private var store: (any KeyValueStore)?
     private var logger: AnalyticsLogger?
+    private var problems: InputProblemReporter?
 
     /// Creates the plugin; in `.device` mode it loads the stored identity when it joins a client.
     public init(mode: IdentityMode = .device) {
@@ -44,6 +45,7 @@ public final class IdentityPlugin: EventPlugin {
     /// Loads the stored identity, generating an anonymousId on first use (`.device` mode).
     public func configure(analytics: AnalyticsClient) {
         logger = analytics.logger
+        problems = analytics.inputProblems
         guard mode == .device else { return }
         let store = analytics.configuration.storage
         self.store = store
@@ -115,6 +117,7 @@ public final class IdentityPlugin: EventPlugin {
         rejectedWithoutIdentity += 1
         let level: LogLevel = rejectedWithoutIdentity == 1 ? .warning : .debug
         logger?.log(level, "rejected \(event.type.rawValue) \((event.event ?? event.name).map { "\"\($0)\" " } ?? "")in per-call identity mode: it \(missing) (\(rejectedWithoutIdentity) rejected so far)")
+        problems?.count(InputProblem(code: .eventWithoutIdentity, keyPath: "userId", message: "per-call identity mode: the event \(missing)"))
         return nil
     }
 

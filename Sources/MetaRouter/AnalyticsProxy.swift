@@ -14,7 +14,7 @@ public final class AnalyticsProxy: AnalyticsInterface {
     }
 
     private let state = Locked(State())
-    private let factory = EventFactory(clock: SystemClock(), logger: AnalyticsLogger())
+    private let factory = EventFactory(clock: SystemClock(), problems: InputProblemReporter(logger: AnalyticsLogger()))
 
     init() {}
 

@@ -42,6 +42,7 @@ enum ClientFactory {
             storageDirectory: directory, application: options.application)
         configuration.protectedData = protectedDataGate()
         configuration.maxPendingEvents = options.maxPendingEvents
+        configuration.onInvalidInput = options.onInvalidInput
         var plugins = plugins(for: options, host: host, directory: directory)
         if options.trackLifecycleEvents {
             // First, so it joins (on the executor) before the identity plugin creates an

@@ -42,6 +42,8 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// Events dropped at the call because `maxPendingEvents` were already waiting for the
     /// executor (callers outrunning the pipeline).
     public var overflowedEvents = 0
+    /// Input problems reported so far, by code (`missing_event_name`, …; see `InputProblem`).
+    public var invalidInput: [String: Int] = [:]
     /// The consent in force.
     public var consent = ConsentState.granted
     /// Events dropped because analytics consent was withdrawn.
@@ -69,6 +71,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
             "sent: \(stats.sent)", "dropped: \(stats.droppedTotal)",
             "rejectedWithoutIdentity: \(rejectedWithoutIdentity)", "overflowedEvents: \(overflowedEvents)",
             "consent: analytics \(consent.analytics), errors \(consent.errors)", "consentDroppedEvents: \(consentDroppedEvents)",
+            "invalidInput: \(invalidInput.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))",
         ]
         if let anonymousId { lines.append("anonymousId: \(anonymousId)") }
         if let userId { lines.append("userId: \(userId)") }

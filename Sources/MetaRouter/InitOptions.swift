@@ -61,6 +61,11 @@ public struct InitOptions: Sendable {
     public var defaultPlugins = DefaultPlugins.all
     /// Makes extra plugins for the client, added after the built-in ones.
     public var plugins: (@Sendable () -> [any Plugin])?
+    /// Called with every problem found in what the app passes — a value dropped from an event
+    /// (`event_property_not_finite`, …) or a call dropped (`missing_event_name`, …) — on the
+    /// thread that found it; keep it short. The problems are also logged and counted
+    /// (`getDebugInfo().invalidInput`). See ``InputProblem``.
+    public var onInvalidInput: (@Sendable (InputProblem) -> Void)?
     /// Called with events dropped for good, with the reason.
     public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// Where lifecycle transitions come from when `trackLifecycleEvents` is on: UIKit or AppKit

@@ -159,6 +159,7 @@ public final class MetaRouterClient: AnalyticsInterface {
             rejectedWithoutIdentity: snapshot.rejectedWithoutIdentity,
             error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
         info.overflowedEvents = client.overflowedEvents
+        info.invalidInput = Dictionary(uniqueKeysWithValues: client.inputProblems.countsByCode.map { ($0.key.rawValue, $0.value) })
         info.consent = snapshot.consent
         info.consentDroppedEvents = snapshot.consentDroppedEvents
         return info

@@ -3,12 +3,14 @@ import Foundation
 extension AnalyticsClient {
     /// Records a user action.
     public func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
+        guard acceptsEventName(name) else { return }
         process(events.track(name, properties: properties, options: options))
     }
 
     /// Records a user action with typed properties (any `Encodable` that encodes as an object).
     public func track<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(properties) { return track(name, properties: plain, options: options) }
+        guard acceptsEventName(name) else { return }
         process(PreparedEvent(events.track(name, encodable: properties, options: options)))
     }
 
@@ -71,7 +73,18 @@ extension AnalyticsClient {
     /// line, and the identity stays as it was.
     private func acceptsIdentifier(_ id: String, call: String) -> Bool {
         guard id.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return true }
-        logger.warning("\(call) ignored: the id is empty; the current identity is kept")
+        inputProblems.report(
+            InputProblem(code: .emptyIdentifier, keyPath: call == "group" ? "groupId" : "userId",
+                         message: "\(call) ignored: the id is empty; the current identity is kept"),
+            call: call)
+        return false
+    }
+
+    /// A track call needs a name: a blank one names nothing downstream.
+    private func acceptsEventName(_ name: String) -> Bool {
+        guard name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return true }
+        inputProblems.report(
+            InputProblem(code: .missingEventName, keyPath: "event", message: "track ignored: the event name is empty"), call: "track")
         return false
     }
 }

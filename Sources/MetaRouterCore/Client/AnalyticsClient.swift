@@ -18,8 +18,11 @@ public final class AnalyticsClient: Sendable {
 
     /// The configuration every plugin can read.
     public let configuration: Configuration
-    /// Builds events for this client (its clock and logger).
+    /// Builds events for this client (its clock and problem reporter).
     public let events: EventFactory
+    /// Where this client's input problems are logged, counted and handed to
+    /// ``Configuration/onInvalidInput``; plugins that reject input report here too.
+    public let inputProblems: InputProblemReporter
     let executor: PipelineExecutor
     let status = Locked(Status())
 
@@ -28,7 +31,8 @@ public final class AnalyticsClient: Sendable {
     /// dropped.
     public init(configuration: Configuration, plugins: [any Plugin] = []) {
         self.configuration = configuration
-        events = EventFactory(clock: configuration.clock, logger: configuration.logger)
+        inputProblems = InputProblemReporter(logger: configuration.logger, callback: configuration.onInvalidInput)
+        events = EventFactory(clock: configuration.clock, problems: inputProblems)
         executor = PipelineExecutor(
             label: "io.metarouter.executor.\(StorageFiles.namespace(for: configuration.writeKey))",
             held: configuration.protectedData != nil, maxPendingEvents: configuration.maxPendingEvents)

@@ -6,19 +6,19 @@ import Foundation
 /// (`Encodable`) values are encoded here, at the call. Nothing here touches disk or network.
 public struct EventFactory: Sendable {
     private let clock: any AnalyticsClock
-    private let logger: AnalyticsLogger
+    private let problems: InputProblemReporter
 
-    /// A factory stamping times from `clock` and reporting dropped values to `logger`.
-    public init(clock: any AnalyticsClock, logger: AnalyticsLogger) {
+    /// A factory stamping times from `clock` and reporting dropped values to `problems`.
+    public init(clock: any AnalyticsClock, problems: InputProblemReporter) {
         self.clock = clock
-        self.logger = logger
+        self.problems = problems
     }
 
     /// A track event.
     public func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
         var event = base(.track, options)
         event.event = name
-        return PreparedEvent(event, values: properties, target: .properties, logger: logger)
+        return PreparedEvent(event, values: properties, target: .properties, problems: problems)
     }
 
     /// A track event with typed properties.
@@ -34,7 +34,7 @@ public struct EventFactory: Sendable {
         var event = base(.identify, options)
         event.userId = userId
         event.traits = [:]
-        return PreparedEvent(event, values: traits, target: .traits, logger: logger)
+        return PreparedEvent(event, values: traits, target: .traits, problems: problems)
     }
 
     /// An identify event with typed traits.
@@ -47,7 +47,7 @@ public struct EventFactory: Sendable {
 
     /// A screen or page event; the name goes to `name` and `properties.name`.
     public func view(_ type: EventType, _ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
-        PreparedEvent(view(type, name, nil, options), values: properties, target: .properties, logger: logger)
+        PreparedEvent(view(type, name, nil, options), values: properties, target: .properties, problems: problems)
     }
 
     /// A screen or page event with typed properties.
@@ -60,7 +60,7 @@ public struct EventFactory: Sendable {
         var event = base(.group, options)
         event.groupId = groupId
         event.traits = [:]
-        return PreparedEvent(event, values: traits, target: .traits, logger: logger)
+        return PreparedEvent(event, values: traits, target: .traits, problems: problems)
     }
 
     /// A group event with typed traits.
@@ -104,6 +104,6 @@ public struct EventFactory: Sendable {
     }
 
     private func report(_ issues: [ConversionIssue], call: @autoclosure () -> String) {
-        for issue in issues { logger.warning("\(call()): \(issue)") }
+        for issue in issues { problems.report(issue.problem, call: call()) }
     }
 }

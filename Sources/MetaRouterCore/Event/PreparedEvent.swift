@@ -27,18 +27,18 @@ public struct PreparedEvent: Sendable {
         pending = nil
     }
 
-    init(_ event: Event, values: [String: Any]?, target: Target, logger: AnalyticsLogger) {
+    init(_ event: Event, values: [String: Any]?, target: Target, problems: InputProblemReporter) {
         self.event = event
         pending = values.map { values in
             let root = target == .properties ? "properties" : "traits"
             let content: PendingValues.Content =
                 PendingValues.allPlain(values) ? .deferred(values) : .converted(ValueConverter.convert(values, root: root))
-            return PendingValues(content: content, target: target, logger: logger)
+            return PendingValues(content: content, target: target, problems: problems)
         }
     }
 
-    /// The complete event: converts the pending values (logging each one dropped, by key
-    /// path) and merges them in.
+    /// The complete event: converts the pending values (reporting each one dropped, by key
+    /// path and code) and merges them in.
     public func resolved() -> Event {
         guard let pending else { return event }
         var event = event
@@ -49,7 +49,7 @@ public struct PreparedEvent: Sendable {
         case .converted(let result): (converted, issues) = result
         }
         for issue in issues {
-            pending.logger.warning("\(event.type.rawValue)\((event.event ?? event.name).map { " \"\($0)\"" } ?? ""): \(issue)")
+            pending.problems.report(issue.problem, call: "\(event.type.rawValue)\((event.event ?? event.name).map { " \"\($0)\"" } ?? "")")
         }
         switch pending.target {
         case .properties: event.properties = converted.merging(event.properties ?? [:]) { _, fixed in fixed }
@@ -70,7 +70,7 @@ private struct PendingValues: @unchecked Sendable {  // `.deferred` holds only v
 
     let content: Content
     let target: PreparedEvent.Target
-    let logger: AnalyticsLogger
+    let problems: InputProblemReporter
 
     /// Whether every value is a Swift value type of a few common kinds, or an `NSNumber`
     /// (immutable): nothing the caller can change after the call. Exact metatype checks only,

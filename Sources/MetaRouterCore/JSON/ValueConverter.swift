@@ -6,9 +6,21 @@ public struct ConversionIssue: Sendable, Equatable, CustomStringConvertible {
     public let keyPath: String
     /// Why it was dropped.
     public let reason: String
+    /// The stable code of the problem.
+    public let code: InputProblem.Code
+
+    /// An issue.
+    public init(keyPath: String, reason: String, code: InputProblem.Code = .propertyNotEncodable) {
+        self.keyPath = keyPath
+        self.reason = reason
+        self.code = code
+    }
 
     /// `dropped properties.x: reason`.
     public var description: String { "dropped \(keyPath): \(reason)" }
+
+    /// The issue as an input problem.
+    public var problem: InputProblem { InputProblem(code: code, keyPath: keyPath, message: description) }
 }
 
 /// Converts the `[String: Any]` values callers pass into ``JSON``.
@@ -112,7 +124,7 @@ public enum ValueConverter {
             let base = path()
             for (key, value) in dictionary {
                 guard let name = key.base as? String else {
-                    issues.append(ConversionIssue(keyPath: "\(base).\(key)", reason: "dictionary key is not a String"))
+                    issues.append(ConversionIssue(keyPath: "\(base).\(key)", reason: "dictionary key is not a String", code: .propertyKeyNotString))
                     continue
                 }
                 strings[name] = value
@@ -189,12 +201,12 @@ public enum ValueConverter {
     }
 
     private static func nonFinite(_ path: String, _ issues: inout [ConversionIssue]) -> JSON? {
-        issues.append(ConversionIssue(keyPath: path, reason: "NaN or infinity cannot be sent as JSON"))
+        issues.append(ConversionIssue(keyPath: path, reason: "NaN or infinity cannot be sent as JSON", code: .propertyNotFinite))
         return nil
     }
 
     private static func tooDeep(_ path: String, _ issues: inout [ConversionIssue]) -> JSON? {
-        issues.append(ConversionIssue(keyPath: path, reason: "nested deeper than \(maximumDepth) levels"))
+        issues.append(ConversionIssue(keyPath: path, reason: "nested deeper than \(maximumDepth) levels", code: .propertiesTooDeep))
         return nil
     }
 

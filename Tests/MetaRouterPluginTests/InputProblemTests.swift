@@ -1,0 +1,52 @@
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+/// What callers pass wrong gets a stable code, a count and the app's callback — and only the
+/// bad value (or the bad call) is dropped.
+@Suite struct InputProblemTests {
+    private final class Problems: Sendable {
+        let seen = Locked<[InputProblem]>([])
+    }
+
+    @Test func eachProblemHasAStableCodeACountAndReachesTheCallback() async {
+        let capture = CapturingDestination()
+        let problems = Problems()
+        let logs = RecordingLogSink()
+        var options = localOptions("input-\(UUID())", capture: capture, logs: logs)
+        options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        var deep: Any = "leaf"
+        for _ in 0..<40 { deep = [deep] }
+        analytics.track("Bad Values", properties: ["nan": Double.nan, "object": NSObject(), "deep": deep, "keys": [1: "x"], "kept": 1])
+        analytics.track("  ")
+        analytics.identify("")
+        analytics.group(" ")
+        await analytics.flushAndWait()
+
+        let codes = problems.seen.current.map(\.code)
+        #expect(Set(codes) == [.propertyNotFinite, .propertyNotEncodable, .propertiesTooDeep, .propertyKeyNotString, .missingEventName, .emptyIdentifier])
+        #expect(codes.filter { $0 == .emptyIdentifier }.count == 2)
+        #expect(problems.seen.current.first { $0.code == .propertyNotFinite }?.keyPath == "properties.nan")
+        #expect(capture.events.map(\.event) == ["Bad Values"])
+        #expect(capture.events.first?.properties?["kept"] == 1)
+        let info = await analytics.getDebugInfo()
+        #expect(info.invalidInput["event_property_not_finite"] == 1)
+        #expect(info.invalidInput["empty_identifier"] == 2)
+        #expect(info.invalidInput["missing_event_name"] == 1)
+        #expect(logs.messages.contains { $0.contains("event_property_not_finite: dropped properties.nan") })
+        await analytics.shutdown()
+    }
+
+    @Test func perCallEventsWithoutIdentityAreCountedUnderTheirCode() async {
+        let capture = CapturingDestination()
+        var options = localOptions("input-percall-\(UUID())", capture: capture)
+        options.identityMode = .perCall
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        for _ in 0..<3 { analytics.track("Anonymous Request") }
+        await analytics.flushAndWait()
+        #expect((await analytics.getDebugInfo()).invalidInput["event_without_identity"] == 3)
+        await analytics.shutdown()
+    }
+}
