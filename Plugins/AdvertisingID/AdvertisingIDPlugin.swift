@@ -41,12 +41,12 @@ public final class AdvertisingIDPlugin: EventPlugin {
         }
         let trimmed = newValue.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let uuid = UUID(uuidString: trimmed) else {
-            logger?.warning("rejected advertising id \"\(newValue)\": not a UUID")
+            logger?.warning("sdk.advertising_id_rejected: rejected advertising id \"\(newValue)\": not a UUID")
             return
         }
         // iOS returns the all-zero id when tracking is limited or denied: that is no id.
         guard uuid != Self.limitedTrackingId else {
-            logger?.debug("advertising id is all zeros (tracking limited): treated as no id")
+            logger?.debug("sdk.advertising_id_limited: advertising id is all zeros (tracking limited): treated as no id")
             clear()
             return
         }

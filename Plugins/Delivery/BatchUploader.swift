@@ -248,7 +248,11 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         case .delivered:
             breaker.recordSuccess()
             store.acknowledge(batch)
-            statsBox.withLock { $0.sent += batch.events.count }
+            let first = statsBox.withLock { stats -> Bool in
+                defer { stats.sent += batch.events.count }
+                return stats.sent == 0
+            }
+            if first { analytics.logger.debug("sdk.first_event_sent: the first batch (\(batch.events.count) events) was accepted") }
             // Grows back toward the configured size, never to a size the host refused.
             batchSize = min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2)
             sendNext()
@@ -272,7 +276,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             if batch.events.count > 1 {
                 refusedBatchSize = min(refusedBatchSize, batch.events.count)
                 batchSize = max(1, min(batchSize, batch.events.count) / 2)
-                analytics.logger.warning("413 for \(batch.events.count) events: batch size now \(batchSize) for this session")
+                analytics.logger.warning("sdk.batch_size_reduced: 413 for \(batch.events.count) events: batch size now \(batchSize) for this session")
                 store.release(batch)
             } else {
                 store.acknowledge(batch)
@@ -347,7 +351,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         case .failure(let error): cause = "network error (\(error.localizedDescription))"
         }
         analytics?.logger.warning(
-            "batch of \(batch.events.count) not delivered: \(cause); retrying in \(String(format: "%.1f", wait)) s (breaker \(breaker.state.rawValue))")
+            "sdk.flush_retry_scheduled: batch of \(batch.events.count) not delivered: \(cause); retrying in \(String(format: "%.1f", wait)) s (breaker \(breaker.state.rawValue))")
     }
 
     private func drop(_ events: [QueuedEvent], reason: DropReason, status: Int?) {
@@ -358,11 +362,11 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         if reason == .queueFull {
             let now = analytics.configuration.clock.now().timeIntervalSinceReferenceDate
             if let count = evictionReports.add(events.count, at: now) {
-                analytics.logger.warning("dropped \(count) event(s) since the last report: \(reason.rawValue)")
+                analytics.logger.warning("sdk.queue_full: dropped \(count) event(s) since the last report: \(reason.rawValue)")
             }
             return
         }
-        analytics.logger.warning("dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
+        analytics.logger.warning("sdk.flush_permanent_failure: dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
     }
 
     private func resolveIfIdle() {

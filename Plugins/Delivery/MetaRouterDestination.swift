@@ -91,16 +91,16 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
             recovery = report
             if report.isNoteworthy {
                 analytics.logger.info(
-                    "event log recovered \(report.recovered) event(s); dropped \(report.expired) older than the age limit, "
+                    "sdk.event_log_recovered: event log recovered \(report.recovered) event(s); dropped \(report.expired) older than the age limit, "
                         + "\(report.overCap) over the caps; skipped \(report.corruptRecords) damaged record(s), \(report.tornBytes) torn byte(s), "
                         + "\(report.unreadableFiles) unreadable and \(report.ignoredFiles) foreign file(s)")
             }
-            for problem in report.problems { analytics.logger.warning("event log: \(problem)") }
+            for problem in report.problems { analytics.logger.warning("sdk.event_log_problem: event log: \(problem)") }
             queueLimit = QueueLimit(storage: .disk, maxEvents: disk.maxEvents, maxBytes: disk.maxBytes)
             return store
         } catch {
             storageError = "\(error)"
-            analytics.logger.error("event log unavailable (\(error)); events are kept in memory only")
+            analytics.logger.error("sdk.event_log_unavailable: event log unavailable (\(error)); events are kept in memory only")
             queueLimit = memoryLimit
             return InMemoryEventStore(capacity: options.maxQueueEvents)
         }

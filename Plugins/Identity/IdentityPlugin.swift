@@ -116,7 +116,7 @@ public final class IdentityPlugin: EventPlugin {
         guard let missing else { return event }
         rejectedWithoutIdentity += 1
         let level: LogLevel = rejectedWithoutIdentity == 1 ? .warning : .debug
-        logger?.log(level, "rejected \(event.type.rawValue) \((event.event ?? event.name).map { "\"\($0)\" " } ?? "")in per-call identity mode: it \(missing) (\(rejectedWithoutIdentity) rejected so far)")
+        logger?.log(level, "sdk.event_without_identity: rejected \(event.type.rawValue) \((event.event ?? event.name).map { "\"\($0)\" " } ?? "")in per-call identity mode: it \(missing) (\(rejectedWithoutIdentity) rejected so far)")
         problems?.count(InputProblem(code: .eventWithoutIdentity, keyPath: "userId", message: "per-call identity mode: the event \(missing)"))
         return nil
     }

@@ -39,7 +39,7 @@ public final class TransformPlugin: Plugin, @unchecked Sendable {  // `ruleSet` 
     public func replace(with newRules: RuleSet) -> Bool {
         analytics?.assertOnExecutor()
         guard newRules.version > ruleSet.version else {
-            analytics?.logger.warning("rule set \"\(ruleSet.name)\": version \(newRules.version) is not newer than \(ruleSet.version); kept")
+            analytics?.logger.warning("sdk.rules_not_newer: rule set \"\(ruleSet.name)\": version \(newRules.version) is not newer than \(ruleSet.version); kept")
             return false
         }
         ruleSet = newRules
@@ -63,7 +63,7 @@ public final class TransformPlugin: Plugin, @unchecked Sendable {  // `ruleSet` 
         let first = reported.withLock { $0.insert(rule.name).inserted }
         guard first else { return }
         let outcome = ruleSet.failurePolicy == .open ? "events pass unchanged by it" : "events it fails on are dropped"
-        analytics?.logger.warning("rule \"\(rule.name)\" could not be applied (\(error.message)); \(outcome)")
+        analytics?.logger.warning("sdk.rule_failed: rule \"\(rule.name)\" could not be applied (\(error.message)); \(outcome)")
     }
 }
 

@@ -103,7 +103,7 @@ enum ClientFactory {
     private static func defaultLifecycleSource(_ options: InitOptions, logger: AnalyticsLogger) -> any LifecycleSource {
         #if os(watchOS)
         // No signal handlers on a watch, and no built-in WatchKit source: the app drives one.
-        logger.warning("trackLifecycleEvents on watchOS needs InitOptions.lifecycleSource (a ManualLifecycleSource the app drives); no lifecycle events until then")
+        logger.warning("sdk.lifecycle_source_missing: trackLifecycleEvents on watchOS needs InitOptions.lifecycleSource (a ManualLifecycleSource the app drives); no lifecycle events until then")
         return ManualLifecycleSource()
         #elseif canImport(UIKit)
         return UIKitLifecycleSource()

@@ -44,8 +44,11 @@ public enum MetaRouter {
                 if made.configurationError == nil { clients[options.writeKey] = made }
                 return (made, true)
             }
+            if created, client.configurationError == nil {
+                client.client.logger.debug("sdk.configured: instance for write key \(DebugInfo.mask(options.writeKey)) created")
+            }
             if !created {
-                client.client.logger.debug("initialize: an instance for this write key exists already; returning it")
+                client.client.logger.debug("sdk.instance_exists: an instance for this write key exists already; returning it")
             }
             return client
         }

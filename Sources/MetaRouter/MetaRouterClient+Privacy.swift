@@ -44,7 +44,7 @@ extension MetaRouterClient {
 
     private func superPropertyValue(_ key: String, _ value: Any) -> JSON? {
         let (converted, issues) = ValueConverter.convert([key: value], root: "superProperties")
-        for issue in issues { client.logger.warning("\(issue)") }
+        for issue in issues { client.inputProblems.report(issue.problem, call: "registerSuperProperty") }
         return converted[key]
     }
 

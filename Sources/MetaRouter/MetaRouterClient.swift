@@ -67,7 +67,7 @@ public final class MetaRouterClient: AnalyticsInterface {
         let logger = client.logger
         client.perform { timeline in
             guard let plugin = timeline.find(PIIScrubPlugin.self) else {
-                return logger.warning("setScrubPII: this client has no PIIScrubPlugin; add one with add(plugin:at: .first)")
+                return logger.warning("sdk.plugin_missing: setScrubPII: this client has no PIIScrubPlugin; add one with add(plugin:at: .first)")
             }
             plugin.isEnabled = enabled
         }
@@ -110,7 +110,7 @@ public final class MetaRouterClient: AnalyticsInterface {
     /// it logs a warning and does nothing.
     public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
         guard options.trackLifecycleEvents else {
-            client.logger.warning("recordOpenedURL ignored: lifecycle tracking is off (InitOptions.trackLifecycleEvents)")
+            client.logger.warning("sdk.deep_link_ignored: recordOpenedURL ignored: lifecycle tracking is off (InitOptions.trackLifecycleEvents)")
             return
         }
         client.perform { $0.find(LifecyclePlugin.self)?.recordOpenedURL(url, sourceApplication: sourceApplication) }

@@ -34,7 +34,7 @@ extension DiskEventStore {
         if !unreadable.isEmpty {
             unreadableRecords += unreadable.count
             forget(unreadable)
-            logger?.error("event log: \(unreadable.count) queued event(s) could not be read back from disk and were dropped")
+            logger?.error("sdk.event_log_unreadable_records: event log: \(unreadable.count) queued event(s) could not be read back from disk and were dropped")
         }
         return taken
     }

@@ -224,7 +224,7 @@ public final class DiskEventStore: EventStore {
             try files.startSegment(id: nextSequence)
             files.deleteAllButActive()
         } catch {
-            logger?.error("event log: \(error)")
+            logger?.error("sdk.event_log_error: event log: \(error)")
         }
         return removed.compactMap(\.event)
     }
@@ -260,7 +260,7 @@ public final class DiskEventStore: EventStore {
         } catch {
             // A full disk or a failing write: the events stay queued in memory and the
             // records stay buffered for the next attempt.
-            logger?.error("event log: \(error)")
+            logger?.error("sdk.event_log_error: event log: \(error)")
         }
         deleteDeadSegments()
     }

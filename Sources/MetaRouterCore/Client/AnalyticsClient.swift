@@ -51,7 +51,7 @@ public final class AnalyticsClient: Sendable {
                 executor.release()
             }
             if waiting.current {
-                configuration.logger.info("waiting for protected data (the device has not been unlocked since it started); calls are kept in order")
+                configuration.logger.info("sdk.waiting_for_protected_data: waiting for protected data (the device has not been unlocked since it started); calls are kept in order")
             }
         }
     }
@@ -80,7 +80,7 @@ public final class AnalyticsClient: Sendable {
         guard accepts("\(prepared.event.type.rawValue) call") else { return }
         if case .overflowed(let report?) = executor.submit(.event(prepared)) {
             logger.warning(
-                "dropped \(report) event(s) at the call: \(configuration.maxPendingEvents) events were already waiting for the "
+                "sdk.ingress_full: dropped \(report) event(s) at the call: \(configuration.maxPendingEvents) events were already waiting for the "
                     + "executor (Configuration.maxPendingEvents); \(overflowedEvents) dropped this way in all")
         }
     }
@@ -128,7 +128,7 @@ public final class AnalyticsClient: Sendable {
         let handoff = PluginHandoff(plugin)
         perform { [logger] timeline in
             guard let destination = timeline.destination(key: destinationKey) else {
-                logger.warning("no destination \"\(destinationKey)\" to add \(type(of: handoff.plugin)) to")
+                logger.warning("sdk.destination_missing: no destination \"\(destinationKey)\" to add \(type(of: handoff.plugin)) to")
                 return
             }
             destination.timeline.add(handoff.plugin, at: position)
@@ -194,7 +194,7 @@ public final class AnalyticsClient: Sendable {
         let finished = await completeOnPlugins(deadline: timeout) { plugin, done in
             if let completing = plugin as? any CompletingPlugin { completing.shutdown(completion: done) } else { plugin.shutdown(); done() }
         }
-        if !finished { logger.warning("shutdown: a plugin did not finish within \(timeout) s; not waiting for it") }
+        if !finished { logger.warning("sdk.shutdown_timeout: a plugin did not finish within \(timeout) s; not waiting for it") }
         return finished
     }
 
@@ -207,7 +207,7 @@ public final class AnalyticsClient: Sendable {
             status.disabledReason = reason
             return true
         }
-        if first { logger.error("client disabled: \(reason)") }
+        if first { logger.error("sdk.disabled: client disabled: \(reason)") }
     }
 
     /// Where plugin completions and shutdown deadlines are noticed: a queue of the SDK's own,
@@ -263,7 +263,7 @@ public final class AnalyticsClient: Sendable {
             }
         }
         guard !verdict.accepted else { return true }
-        logger.log(verdict.first ? .warning : .debug, "dropped \(what()): client is \(verdict.reason)")
+        logger.log(verdict.first ? .warning : .debug, "sdk.call_dropped: dropped \(what()): client is \(verdict.reason)")
         return false
     }
 }

@@ -56,7 +56,7 @@ public final class FileKeyValueStore: KeyValueStore {
         do {
             try StorageFiles.writeAtomically(data, to: file)
         } catch {
-            logger?.error("could not write \(file.path): \(error.localizedDescription)")
+            logger?.error("sdk.storage_error: could not write \(file.path): \(error.localizedDescription)")
         }
     }
 
@@ -68,12 +68,12 @@ public final class FileKeyValueStore: KeyValueStore {
         } catch {
             guard FileManager.default.fileExists(atPath: file.path) else { return ([:], true) }
             logger?.error(
-                "cannot read the identity store \(file.path) (\(error.localizedDescription)); identity is kept in memory "
+                "sdk.storage_error: cannot read the identity store \(file.path) (\(error.localizedDescription)); identity is kept in memory "
                     + "for this run and the file is left as it is: check its permissions")
             return ([:], false)
         }
         guard let object = (try? JSONParser.parse(data))?.objectValue else {
-            logger?.warning("ignoring the identity store \(file.path): it is not a JSON object; it will be rewritten")
+            logger?.warning("sdk.storage_error: ignoring the identity store \(file.path): it is not a JSON object; it will be rewritten")
             return ([:], true)
         }
         return (object.compactMapValues(\.stringValue), true)

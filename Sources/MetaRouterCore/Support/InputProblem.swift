@@ -57,7 +57,7 @@ public final class InputProblemReporter: Sendable {
     /// callback.
     public func report(_ problem: InputProblem, call: @autoclosure () -> String) {
         counts.withLock { $0[problem.code, default: 0] += 1 }
-        logger.warning("\(call()): \(problem)")
+        logger.warning("sdk.invalid_input: \(call()): \(problem)")
         callback?(problem)
     }
 
