@@ -55,7 +55,8 @@ let package = Package(
                 "MetaRouter", "MetaRouterTesting", "MetaRouterIdentity", "MetaRouterContext",
                 "MetaRouterAdvertisingID", "MetaRouterPrivacy",
             ],
-            path: "Tests/MetaRouterPluginTests"
+            path: "Tests/MetaRouterPluginTests",
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "MetaRouterTransformsTests",

@@ -32,6 +32,8 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func registerSuperPropertyOnce(_ key: String, _ value: Any)
     /// Stops adding a super property.
     func unregisterSuperProperty(_ key: String)
+    /// Replaces the tracking plan for the calls made after this one.
+    func setTrackingPlan(_ plan: TrackingPlan?)
     /// Starts a new session.
     func startSession()
     /// Ends the session.

@@ -151,6 +151,8 @@ public final class AnalyticsProxy: AnalyticsInterface {
     }
     /// Unregisters a super property once a client is bound, in call order.
     public func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
+    /// Replaces the tracking plan once a client is bound, in call order.
+    public func setTrackingPlan(_ plan: TrackingPlan?) { forward { $0.setTrackingPlan(plan) } }
     /// Starts a session once a client is bound, in call order.
     public func startSession() { forward { $0.startSession() } }
     /// Ends the session once a client is bound, in call order.

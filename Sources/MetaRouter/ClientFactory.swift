@@ -56,11 +56,13 @@ enum ClientFactory {
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
         // Always there, in this order, ahead of identity, context and every destination: the
-        // consent gate (a call it drops is seen by no other plugin), super properties, then
-        // PII scrubbing (off unless asked; `setScrubPII(_:)` can turn it on later).
+        // consent gate (a call it drops is seen by no other plugin), super properties, PII
+        // scrubbing (off unless asked), then the tracking plan (none unless given), so the plan
+        // checks what would be sent.
         var plugins: [any Plugin] = [
             ConsentPlugin(initial: options.initialConsent), SuperPropertiesPlugin(),
             PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing),
+            TrackingPlanPlugin(plan: options.trackingPlan, mode: options.trackingPlanMode, onViolation: options.onPlanViolation),
         ]
         let defaults = options.defaultPlugins
         if defaults.contains(.identity) { plugins.append(IdentityPlugin(mode: options.identityMode)) }

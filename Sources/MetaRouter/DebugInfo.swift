@@ -44,6 +44,10 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var overflowedEvents = 0
     /// Input problems reported so far, by code (`missing_event_name`, …; see `InputProblem`).
     public var invalidInput: [String: Int] = [:]
+    /// Tracking-plan violations found so far.
+    public var planViolations = 0
+    /// Events the tracking plan dropped (block mode, or unplanned events it blocks).
+    public var planBlockedEvents = 0
     /// The consent in force.
     public var consent = ConsentState.granted
     /// Events dropped because analytics consent was withdrawn.
@@ -71,6 +75,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
             "sent: \(stats.sent)", "dropped: \(stats.droppedTotal)",
             "rejectedWithoutIdentity: \(rejectedWithoutIdentity)", "overflowedEvents: \(overflowedEvents)",
             "consent: analytics \(consent.analytics), errors \(consent.errors)", "consentDroppedEvents: \(consentDroppedEvents)",
+            "planViolations: \(planViolations)", "planBlockedEvents: \(planBlockedEvents)",
             "invalidInput: \(invalidInput.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))",
         ]
         if let anonymousId { lines.append("anonymousId: \(anonymousId)") }

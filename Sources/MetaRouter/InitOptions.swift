@@ -89,6 +89,14 @@ public struct InitOptions: Sendable {
     /// ``identityMode`` `.perCall` (a server) sessions are never automatic: one instance serves
     /// many people; `startSession()` / `endSession()` still work.
     public var sessions = SessionPlugin.Options()
+    /// A tracking plan enforced on the device (none by default): see `Docs/Privacy.md`,
+    /// "Tracking plan". `setTrackingPlan(_:)` replaces it at run time.
+    public var trackingPlan: TrackingPlan?
+    /// What happens to an event that breaks the plan: `.report` (deliver; the default),
+    /// `.strip` (remove what the plan does not allow) or `.block` (drop).
+    public var trackingPlanMode = TrackingPlanPlugin.Mode.report
+    /// Called with each event that breaks the plan, its violations and what was done.
+    public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
     /// Scrub personal data (email addresses, Luhn-valid card numbers, ``piiScrubbing``'s keys
     /// and patterns) from properties before anything queues or writes them. Off by default,
     /// for the MetaRouter SDK's wire output; `setScrubPII(_:)` changes it at run time.

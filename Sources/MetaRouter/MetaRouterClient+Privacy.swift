@@ -48,6 +48,12 @@ extension MetaRouterClient {
         return converted[key]
     }
 
+    /// Replaces the tracking plan (`nil` removes it), in call order: calls made before this one
+    /// are checked against the previous plan, calls made after it against this one.
+    public func setTrackingPlan(_ plan: TrackingPlan?) {
+        client.perform { $0.find(TrackingPlanPlugin.self)?.setPlan(plan) }
+    }
+
     /// Starts a new session, in call order: the next event carries `context.sessionStart`.
     public func startSession() {
         client.perform { $0.find(SessionPlugin.self)?.startSession() }

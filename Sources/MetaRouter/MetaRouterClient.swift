@@ -143,7 +143,9 @@ public final class MetaRouterClient: AnalyticsInterface {
                 stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
                 rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit,
                 consent: timeline.find(ConsentPlugin.self)?.state ?? .granted,
-                consentDroppedEvents: timeline.find(ConsentPlugin.self)?.droppedEvents ?? 0)
+                consentDroppedEvents: timeline.find(ConsentPlugin.self)?.droppedEvents ?? 0,
+                planViolations: timeline.find(TrackingPlanPlugin.self)?.violationCount ?? 0,
+                planBlockedEvents: timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0)
         }
         let lifecycle = client.lifecycle
         var info = DebugInfo(
@@ -160,6 +162,8 @@ public final class MetaRouterClient: AnalyticsInterface {
             error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
         info.overflowedEvents = client.overflowedEvents
         info.invalidInput = Dictionary(uniqueKeysWithValues: client.inputProblems.countsByCode.map { ($0.key.rawValue, $0.value) })
+        info.planViolations = snapshot.planViolations
+        info.planBlockedEvents = snapshot.planBlockedEvents
         info.consent = snapshot.consent
         info.consentDroppedEvents = snapshot.consentDroppedEvents
         return info
@@ -178,6 +182,8 @@ public final class MetaRouterClient: AnalyticsInterface {
         var queueLimit: QueueLimit?
         var consent: ConsentState
         var consentDroppedEvents: Int
+        var planViolations: Int
+        var planBlockedEvents: Int
     }
 
     /// Runs `read` on the executor after everything submitted before, and returns its result.

@@ -1,0 +1,129 @@
+import Foundation
+import MetaRouterCore
+
+/// Which events exist and what their properties (and identify / group traits) must look like,
+/// as JSON Schemas, plus what to do with events the plan does not list.
+///
+/// Two formats load: this SDK's own —
+///
+/// ```json
+/// { "unplanned": "report",
+///   "events": { "Order Completed": { "properties": { "type": "object", "required": ["total"] } } },
+///   "identify": { "traits": { … } }, "group": { "traits": { … } } }
+/// ```
+///
+/// — and a Segment Protocols tracking plan as its APIs export it (`rules.events[]` with a
+/// `name` and a `rules` schema of the whole event, whose `properties.properties` is taken;
+/// `rules.identify` / `rules.group` likewise with `properties.traits`), bare or under
+/// `tracking_plan`.
+public struct TrackingPlan: Sendable {
+    /// What to do with a `track`, `screen` or `page` whose name the plan does not list.
+    public enum Unplanned: String, Sendable {
+        /// Deliver it; no violation.
+        case allow
+        /// A violation (`unplanned`), handled by the plugin's mode like any other.
+        case report
+        /// Drop it, whatever the mode.
+        case block
+    }
+
+    /// The properties schema of each planned event name.
+    public var events: [String: JSONSchema]
+    /// The traits schema of `identify` calls, if the plan has one.
+    public var identifyTraits: JSONSchema?
+    /// The traits schema of `group` calls, if the plan has one.
+    public var groupTraits: JSONSchema?
+    /// Events the plan does not list.
+    public var unplanned: Unplanned
+
+    /// A plan from its parts.
+    public init(events: [String: JSONSchema], identifyTraits: JSONSchema? = nil, groupTraits: JSONSchema? = nil, unplanned: Unplanned = .allow) {
+        self.events = events
+        self.identifyTraits = identifyTraits
+        self.groupTraits = groupTraits
+        self.unplanned = unplanned
+    }
+
+    /// A plan that cannot be loaded, and why.
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        /// In words, with the place in the plan.
+        public var description: String
+    }
+
+    /// Loads either format from JSON text (at most 16 MB).
+    public init(json text: String) throws {
+        guard text.utf8.count <= 16 << 20 else { throw LoadError(description: "the plan is larger than 16 MB") }
+        let root: JSON
+        do { root = try JSONParser.parse(text) } catch { throw LoadError(description: "the plan is not JSON: \(error)") }
+        let segment = root["tracking_plan"] ?? root
+        if let rules = segment["rules"]?.objectValue {
+            try self.init(segmentRules: rules)
+        } else {
+            try self.init(ownFormat: root)
+        }
+    }
+
+    private init(ownFormat root: JSON) throws {
+        guard let object = root.objectValue else { throw LoadError(description: "the plan is not a JSON object") }
+        var events: [String: JSONSchema] = [:]
+        for (name, entry) in object["events"]?.objectValue ?? [:] {
+            events[name] = try Self.schema(entry["properties"] ?? .bool(true), "events/\(name)/properties")
+        }
+        let unplannedText = object["unplanned"]?.stringValue ?? "allow"
+        guard let unplanned = Unplanned(rawValue: unplannedText) else {
+            throw LoadError(description: "unplanned is \"\(unplannedText)\"; expected allow, report or block")
+        }
+        self.init(
+            events: events,
+            identifyTraits: try object["identify"]?["traits"].map { try Self.schema($0, "identify/traits") },
+            groupTraits: try object["group"]?["traits"].map { try Self.schema($0, "group/traits") },
+            unplanned: unplanned)
+    }
+
+    private init(segmentRules rules: [String: JSON]) throws {
+        var events: [String: JSONSchema] = [:]
+        for (index, entry) in (rules["events"]?.arrayValue ?? []).enumerated() {
+            guard let name = entry["name"]?.stringValue else { throw LoadError(description: "rules/events/\(index) has no name") }
+            let properties = entry["rules"]?["properties"]?["properties"] ?? .bool(true)
+            events[name] = try Self.schema(properties, "rules/events/\(index)/rules/properties/properties")
+        }
+        self.init(
+            events: events,
+            identifyTraits: try rules["identify"]?["properties"]?["traits"].map { try Self.schema($0, "rules/identify") },
+            groupTraits: try rules["group"]?["properties"]?["traits"].map { try Self.schema($0, "rules/group") },
+            unplanned: .report)
+    }
+
+    private static func schema(_ json: JSON, _ place: String) throws -> JSONSchema {
+        do { return try JSONSchema(json, path: place) } catch { throw LoadError(description: "\(error)") }
+    }
+
+    /// Every violation of the plan by `event`, with paths starting at `properties` or `traits`.
+    /// `alias` events are not planned.
+    public func violations(of event: Event) -> [PlanViolation] {
+        switch event.type {
+        case .track, .screen, .page:
+            let name = event.event ?? event.name ?? ""
+            guard let schema = events[name] else {
+                return unplanned == .allow ? [] : [PlanViolation(path: "event", rule: "unplanned", message: "\"\(name)\" is not in the plan")]
+            }
+            return schema.violations(of: .object(event.properties ?? [:]), at: "properties")
+        case .identify:
+            return identifyTraits?.violations(of: .object(event.traits ?? [:]), at: "traits") ?? []
+        case .group:
+            return groupTraits?.violations(of: .object(event.traits ?? [:]), at: "traits") ?? []
+        case .alias:
+            return []
+        }
+    }
+
+    /// The schema the event's properties (or traits) are checked against, if any.
+    func schema(for event: Event) -> JSONSchema? {
+        switch event.type {
+        case .track, .screen, .page: return events[event.event ?? event.name ?? ""]
+        case .identify: return identifyTraits
+        case .group: return groupTraits
+        case .alias: return nil
+        }
+    }
+}
