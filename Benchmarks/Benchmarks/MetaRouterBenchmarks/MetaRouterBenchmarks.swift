@@ -231,6 +231,23 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
     }
 
+    // Tracking plan: checking a track event with five properties against its plan entry (types,
+    // required, an enum, a bound, a pattern, additionalProperties: false), the event valid.
+    Benchmark("tracking plan check, 5 properties", configuration: .init(scalingFactor: .kilo, maxIterations: 50)) { benchmark in
+        let plan = try? TrackingPlan(json: """
+            { "events": { "Product Viewed": { "properties": { "type": "object", "additionalProperties": false,
+              "required": ["sku", "price"],
+              "properties": { "sku": { "type": "string", "pattern": "^[A-Z]+-[0-9]+$" }, "price": { "type": "number", "minimum": 0 },
+                              "quantity": { "type": "integer" }, "in_stock": { "type": "boolean" },
+                              "currency": { "enum": ["EUR", "USD"] } } } } } }
+            """)
+        guard let plan else { return }
+        let event = sampleEvent()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(plan.violations(of: event)) }
+        benchmark.stopMeasurement()
+    }
+
     // Opening a log that holds 10k undelivered events (read, verify, index).
     Benchmark("disk log recovery, 10k events", configuration: .init(maxIterations: 20)) { benchmark in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")

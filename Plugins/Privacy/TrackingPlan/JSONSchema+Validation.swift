@@ -6,7 +6,9 @@ extension JSONSchema {
     /// the schema, whose nesting compiling bounded, so no value can make it deeper.
     public func violations(of value: JSON, at path: String) -> [PlanViolation] {
         var found: [PlanViolation] = []
-        check(value, at: path, into: &found)
+        var trail = Trail(root: path)
+        check(value, at: &trail, into: &found)
+        if found.count > 1 { found.sort { $0.path < $1.path } }
         return found
     }
 
@@ -28,98 +30,109 @@ extension JSONSchema {
         return true
     }
 
-    private func check(_ value: JSON, at path: String, into found: inout [PlanViolation]) {
+    fileprivate func check(_ value: JSON, at trail: inout Trail, into found: inout [PlanViolation]) {
         switch self {
         case .boolean(true):
             return
         case .boolean(false):
-            found.append(PlanViolation(path: path, rule: "false", message: "no value is allowed here"))
+            found.append(PlanViolation(path: trail.path, rule: "false", message: "no value is allowed here"))
         case .rules(let rules):
-            rules.check(value, at: path, into: &found)
+            rules.check(value, at: &trail, into: &found)
         }
     }
 }
 
 extension JSONSchema.Rules {
-    fileprivate func check(_ value: JSON, at path: String, into found: inout [PlanViolation]) {
-        if let types, !types.contains(where: { Self.matches(value, type: $0) }) {
-            found.append(PlanViolation(path: path, rule: "type", message: "expected \(types.sorted().joined(separator: " or ")), got \(Self.typeName(value))"))
+    fileprivate func check(_ value: JSON, at trail: inout Trail, into found: inout [PlanViolation]) {
+        if let types, types.isDisjoint(with: Self.types(of: value)) {
+            let expected = JSONSchema.Types.names.filter { types.contains($0.1) }.map(\.0).joined(separator: " or ")
+            found.append(PlanViolation(path: trail.path, rule: "type", message: "expected \(expected), got \(Self.typeName(value))"))
         }
         if let enumeration, !enumeration.contains(where: { Self.equal($0, value) }) {
-            found.append(PlanViolation(path: path, rule: "enum", message: "not one of the allowed values"))
+            found.append(PlanViolation(path: trail.path, rule: "enum", message: "not one of the allowed values"))
         }
         if let constant, !Self.equal(constant, value) {
-            found.append(PlanViolation(path: path, rule: "const", message: "not the required value"))
+            found.append(PlanViolation(path: trail.path, rule: "const", message: "not the required value"))
         }
         switch value {
-        case .string(let text): checkString(text, at: path, into: &found)
-        case .int, .uint, .double: checkNumber(value.doubleValue ?? 0, at: path, into: &found)
-        case .array(let elements): checkArray(elements, at: path, into: &found)
-        case .object(let members): checkObject(members, at: path, into: &found)
+        case .string(let text): checkString(text, at: &trail, into: &found)
+        case .int, .uint, .double: checkNumber(value.doubleValue ?? 0, at: &trail, into: &found)
+        case .array(let elements): checkArray(elements, at: &trail, into: &found)
+        case .object(let members): checkObject(members, at: &trail, into: &found)
         case .null, .bool: break
         }
     }
 
-    private func checkString(_ text: String, at path: String, into found: inout [PlanViolation]) {
+    private func checkString(_ text: String, at trail: inout Trail, into found: inout [PlanViolation]) {
         let length = text.unicodeScalars.count
         if let minLength, length < minLength {
-            found.append(PlanViolation(path: path, rule: "minLength", message: "\(length) characters, fewer than \(minLength)"))
+            found.append(PlanViolation(path: trail.path, rule: "minLength", message: "\(length) characters, fewer than \(minLength)"))
         }
         if let maxLength, length > maxLength {
-            found.append(PlanViolation(path: path, rule: "maxLength", message: "\(length) characters, more than \(maxLength)"))
+            found.append(PlanViolation(path: trail.path, rule: "maxLength", message: "\(length) characters, more than \(maxLength)"))
         }
         if let pattern, pattern.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) == nil {
-            found.append(PlanViolation(path: path, rule: "pattern", message: "does not match \(pattern.pattern)"))
+            found.append(PlanViolation(path: trail.path, rule: "pattern", message: "does not match \(pattern.pattern)"))
         }
     }
 
-    private func checkNumber(_ number: Double, at path: String, into found: inout [PlanViolation]) {
-        if let minimum, number < minimum { found.append(PlanViolation(path: path, rule: "minimum", message: "below \(minimum)")) }
-        if let maximum, number > maximum { found.append(PlanViolation(path: path, rule: "maximum", message: "above \(maximum)")) }
+    private func checkNumber(_ number: Double, at trail: inout Trail, into found: inout [PlanViolation]) {
+        if let minimum, number < minimum { found.append(PlanViolation(path: trail.path, rule: "minimum", message: "below \(minimum)")) }
+        if let maximum, number > maximum { found.append(PlanViolation(path: trail.path, rule: "maximum", message: "above \(maximum)")) }
         if let exclusiveMinimum, number <= exclusiveMinimum {
-            found.append(PlanViolation(path: path, rule: "exclusiveMinimum", message: "not above \(exclusiveMinimum)"))
+            found.append(PlanViolation(path: trail.path, rule: "exclusiveMinimum", message: "not above \(exclusiveMinimum)"))
         }
         if let exclusiveMaximum, number >= exclusiveMaximum {
-            found.append(PlanViolation(path: path, rule: "exclusiveMaximum", message: "not below \(exclusiveMaximum)"))
+            found.append(PlanViolation(path: trail.path, rule: "exclusiveMaximum", message: "not below \(exclusiveMaximum)"))
         }
     }
 
-    private func checkArray(_ elements: [JSON], at path: String, into found: inout [PlanViolation]) {
+    private func checkArray(_ elements: [JSON], at trail: inout Trail, into found: inout [PlanViolation]) {
         if let minItems, elements.count < minItems {
-            found.append(PlanViolation(path: path, rule: "minItems", message: "\(elements.count) items, fewer than \(minItems)"))
+            found.append(PlanViolation(path: trail.path, rule: "minItems", message: "\(elements.count) items, fewer than \(minItems)"))
         }
         if let maxItems, elements.count > maxItems {
-            found.append(PlanViolation(path: path, rule: "maxItems", message: "\(elements.count) items, more than \(maxItems)"))
+            found.append(PlanViolation(path: trail.path, rule: "maxItems", message: "\(elements.count) items, more than \(maxItems)"))
         }
         for (index, element) in elements.enumerated() {
             let schema = tupleItems.map { index < $0.count ? $0[index] : nil } ?? items
-            if let schema { found += schema.violations(of: element, at: "\(path)[\(index)]") }
+            guard let schema else { continue }
+            trail.parts.append(.index(index))
+            schema.check(element, at: &trail, into: &found)
+            trail.parts.removeLast()
         }
     }
 
-    private func checkObject(_ members: [String: JSON], at path: String, into found: inout [PlanViolation]) {
+    private func checkObject(_ members: [String: JSON], at trail: inout Trail, into found: inout [PlanViolation]) {
         for name in required where members[name] == nil {
-            found.append(PlanViolation(path: path.isEmpty ? name : "\(path).\(name)", rule: "required", message: "missing"))
+            found.append(PlanViolation(path: trail.path(appending: name), rule: "required", message: "missing"))
         }
-        for (name, member) in members.sorted(by: { $0.key < $1.key }) {
-            let memberPath = path.isEmpty ? name : "\(path).\(name)"
+        for (name, member) in members {
             if let schema = properties[name] {
-                found += schema.violations(of: member, at: memberPath)
+                trail.parts.append(.key(name))
+                schema.check(member, at: &trail, into: &found)
+                trail.parts.removeLast()
             } else if case .boolean(false)? = additionalProperties {
-                found.append(PlanViolation(path: memberPath, rule: "additionalProperties", message: "not in the plan"))
+                found.append(PlanViolation(path: trail.path(appending: name), rule: "additionalProperties", message: "not in the plan"))
             } else if let additionalProperties {
-                found += additionalProperties.violations(of: member, at: memberPath)
+                trail.parts.append(.key(name))
+                additionalProperties.check(member, at: &trail, into: &found)
+                trail.parts.removeLast()
             }
         }
     }
 
-    /// JSON Schema's types: an integer is any number without a fractional part (`1.0` is one).
-    private static func matches(_ value: JSON, type: String) -> Bool {
-        switch (type, value) {
-        case ("null", .null), ("boolean", .bool), ("string", .string), ("array", .array), ("object", .object): return true
-        case ("number", .int), ("number", .uint), ("number", .double), ("integer", .int), ("integer", .uint): return true
-        case ("integer", .double(let number)): return number.isFinite && number == number.rounded()
-        default: return false
+    /// The JSON Schema types `value` has: an integer is any number without a fractional part
+    /// (`1.0` is one), and every integer is a number.
+    private static func types(of value: JSON) -> JSONSchema.Types {
+        switch value {
+        case .null: return .null
+        case .bool: return .boolean
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        case .int, .uint: return [.integer, .number]
+        case .double(let number): return number.isFinite && number == number.rounded() ? [.integer, .number] : .number
         }
     }
 
@@ -149,5 +162,37 @@ extension JSONSchema.Rules {
         default:
             return left == right
         }
+    }
+}
+
+/// Where the walk is, kept as parts and written out only for a violation, so a valid event
+/// builds no key path strings.
+struct Trail {
+    enum Part {
+        case key(String)
+        case index(Int)
+    }
+
+    let root: String
+    var parts: [Part] = []
+
+    init(root: String) { self.root = root }
+
+    /// The key path, e.g. `properties.items[1].price`.
+    var path: String {
+        var text = root
+        for part in parts {
+            switch part {
+            case .key(let name): text += text.isEmpty ? name : ".\(name)"
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    /// The key path of member `name` of where the walk is.
+    func path(appending name: String) -> String {
+        let base = path
+        return base.isEmpty ? name : "\(base).\(name)"
     }
 }

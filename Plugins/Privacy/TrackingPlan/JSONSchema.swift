@@ -34,9 +34,25 @@ public indirect enum JSONSchema: Sendable {
     /// An object schema.
     case rules(Rules)
 
+    /// JSON Schema's type names as bits, so a type check is a mask test, not string compares.
+    struct Types: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let null = Types(rawValue: 1 << 0)
+        static let boolean = Types(rawValue: 1 << 1)
+        static let integer = Types(rawValue: 1 << 2)
+        static let number = Types(rawValue: 1 << 3)
+        static let string = Types(rawValue: 1 << 4)
+        static let array = Types(rawValue: 1 << 5)
+        static let object = Types(rawValue: 1 << 6)
+        static let names: [(String, Types)] = [
+            ("null", .null), ("boolean", .boolean), ("integer", .integer), ("number", .number), ("string", .string),
+            ("array", .array), ("object", .object),
+        ]
+    }
+
     /// The keywords of an object schema.
     public struct Rules: Sendable {
-        var types: Set<String>?
+        var types: Types?
         var required: [String] = []
         var properties: [String: JSONSchema] = [:]
         var additionalProperties: JSONSchema?
@@ -80,9 +96,15 @@ public indirect enum JSONSchema: Sendable {
         var rules = Rules()
         if let type = object["type"] {
             let names = type.arrayValue?.compactMap(\.stringValue) ?? type.stringValue.map { [$0] } ?? []
-            let known: Set = ["null", "boolean", "integer", "number", "string", "array", "object"]
-            guard !names.isEmpty, names.allSatisfy(known.contains) else { throw CompileError(path: "\(path)/type", message: "unknown type") }
-            rules.types = Set(names)
+            var types: Types = []
+            for name in names {
+                guard let bit = Types.names.first(where: { $0.0 == name })?.1 else {
+                    throw CompileError(path: "\(path)/type", message: "unknown type \"\(name)\"")
+                }
+                types.insert(bit)
+            }
+            guard !names.isEmpty, names.count == (type.arrayValue?.count ?? 1) else { throw CompileError(path: "\(path)/type", message: "unknown type") }
+            rules.types = types
         }
         if let required = object["required"] {
             guard let names = required.arrayValue?.compactMap(\.stringValue), names.count == required.arrayValue?.count else {
