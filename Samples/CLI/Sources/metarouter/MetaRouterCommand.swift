@@ -6,5 +6,5 @@ struct MetaRouterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metarouter",
         abstract: "MetaRouter Swift: a demo, a local collector and an event replayer.",
-        subcommands: [DemoCommand.self, CollectCommand.self, SendCommand.self, RulesCommand.self])
+        subcommands: [DemoCommand.self, CollectCommand.self, SendCommand.self, RulesCommand.self, PlanCommand.self])
 }

@@ -92,4 +92,26 @@ import Testing
         #expect(output[2] == "null")
         #expect(explained.withLockedValue { $0 }.contains { $0.hasPrefix("event 2:") && $0.hasSuffix("dropped") })
     }
+
+    /// `metarouter plan check`: one line per event, with its verdict and violations.
+    @Test func planCheckGivesAVerdictPerLine() throws {
+        let plan = try TrackingPlan(json: """
+            { "unplanned": "report", "events": { "Signed Up": { "properties": {
+              "required": ["plan"], "properties": { "plan": { "enum": ["free", "pro"] }, "seats": { "type": "integer" } } } } } }
+            """)
+        let lines = PlanChecker.check(plan: plan, eventLines: [
+            #"{"type": "track", "event": "Signed Up", "properties": {"plan": "pro", "seats": 3.0}}"#,
+            #"{"type": "track", "event": "Signed Up", "properties": {"plan": "gold", "seats": 1.5}}"#,
+            #"{"type": "track", "event": "Unknown"}"#,
+            "not json",
+        ])
+        let results = try lines.map { try JSONParser.parse($0) }
+        #expect(results.map { $0["valid"] } == [true, false, false, false])
+        #expect(results[0]["line"] == 1)
+        #expect(results[0]["event"] == "Signed Up")
+        #expect(results[1]["violations"]?.arrayValue?.compactMap { $0["rule"]?.stringValue } == ["enum", "type"])
+        #expect(results[1]["violations"]?.arrayValue?.first?["path"] == "properties.plan")
+        #expect(results[2]["violations"]?.arrayValue?.first?["rule"] == "unplanned")
+        #expect(results[3]["violations"]?.arrayValue?.first?["rule"] == "event")
+    }
 }
