@@ -30,7 +30,7 @@ private func twentyRules() -> String {
     }.joined(separator: "\n")
 }
 
-private func sampleEvent() -> Event {
+func sampleEvent() -> Event {
     Event(type: .track, anonymousId: UUID().uuidString.lowercased(), userId: "user-1", event: "Product Viewed",
           properties: ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "currency": "EUR"],
           context: ["library": ["name": "metarouter-swift", "version": "0.1.0"], "app": ["name": "bench"]])
@@ -49,7 +49,7 @@ private func sampleEventPayload() -> [UInt8] {
 
 /// A client with identity, context and the MetaRouter destination (disk log on, unless
 /// `disk` is false) over `transport`, in a fresh directory under the temporary directory.
-private func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) -> (AnalyticsClient, MetaRouterDestination) {
+func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) -> (AnalyticsClient, MetaRouterDestination) {
     var options = MetaRouterDestination.Options(ingestionHost: URL(string: "https://bench.invalid")!)
     options.transport = transport
     options.maxQueueEvents = 1_000_000
@@ -73,7 +73,7 @@ private func benchConfiguration() -> Configuration {
     return configuration
 }
 
-private func benchDirectory() -> URL {
+func benchDirectory() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
 }
 
@@ -96,25 +96,6 @@ private func runPipeline(disk: Bool, count: Int, started: () -> Void, finished: 
     runBlocking { await client.shutdown() }
 }
 
-/// Five properties in a dictionary of their own, as an app's call sites build them.
-private func freshProperties(_ index: Int) -> [String: Any] {
-    ["sku": "SHOE-\(index)", "price": 19.99, "quantity": index % 7, "in_stock": true, "category": "footwear"]
-}
-
-/// The process's resident set, from `/proc/self/statm` (0 where there is none), after
-/// glibc's `malloc_trim` has handed freed memory back, so memory an earlier round freed does
-/// not hide this round's growth.
-private func residentMemoryBytes() -> Int {
-    typealias Trim = @convention(c) (Int) -> Int32
-    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
-        _ = unsafeBitCast(symbol, to: Trim.self)(0)
-    }
-    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = statm.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
 /// The `fraction` quantile of `values` (sorted in place).
 private func quantile(_ values: [UInt64], _ fraction: Double) -> UInt64 {
     guard !values.isEmpty else { return 0 }
@@ -122,7 +103,7 @@ private func quantile(_ values: [UInt64], _ fraction: Double) -> UInt64 {
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
-private func runBlocking(_ body: @escaping @Sendable () async -> Void) {
+func runBlocking(_ body: @escaping @Sendable () async -> Void) {
     let done = DispatchSemaphore(value: 0)
     Task {
         await body()
@@ -221,32 +202,7 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
     }
 
-    // PII scrubbing on the executor: the plugin's whole hook for a track event with five
-    // properties and no personal data (the common case), scrubbing on.
-    Benchmark("pii scrubbing, 5 properties, no PII", configuration: .init(scalingFactor: .mega, maxIterations: 20)) { benchmark in
-        let plugin = PIIScrubPlugin(enabled: true)
-        let event = sampleEvent()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { blackHole(plugin.execute(event: event)) }
-        benchmark.stopMeasurement()
-    }
-
-    // Tracking plan: checking a track event with five properties against its plan entry (types,
-    // required, an enum, a bound, a pattern, additionalProperties: false), the event valid.
-    Benchmark("tracking plan check, 5 properties", configuration: .init(scalingFactor: .kilo, maxIterations: 50)) { benchmark in
-        let plan = try? TrackingPlan(json: """
-            { "events": { "Product Viewed": { "properties": { "type": "object", "additionalProperties": false,
-              "required": ["sku", "price"],
-              "properties": { "sku": { "type": "string", "pattern": "^[A-Z]+-[0-9]+$" }, "price": { "type": "number", "minimum": 0 },
-                              "quantity": { "type": "integer" }, "in_stock": { "type": "boolean" },
-                              "currency": { "enum": ["EUR", "USD"] } } } } } }
-            """)
-        guard let plan else { return }
-        let event = sampleEvent()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { blackHole(plan.violations(of: event)) }
-        benchmark.stopMeasurement()
-    }
+    registerDataQualityBenchmarks()
 
     // Opening a log that holds 10k undelivered events (read, verify, index).
     Benchmark("disk log recovery, 10k events", configuration: .init(maxIterations: 20)) { benchmark in
@@ -348,37 +304,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // Resident memory per queued event: 100,000 track calls queued behind a host that
-    // answers 503 (one request in flight at most, the retry waiting), the process's RSS
-    // before and after, divided by the events queued. Disk log on and off. The producer lets
-    // the executor catch up every 1,000 calls, so the figure is the queue's own, not that of
-    // 100,000 calls waiting at the ingress at once (which `maxPendingEvents` bounds).
-    for disk in [true, false] {
-        Benchmark(
-            "resident bytes per queued event, 100k queued, disk log \(disk ? "on" : "off")",
-            configuration: .init(
-                metrics: [.custom("bytes per event", useScalingFactor: false)], warmupIterations: 0, maxIterations: 3)
-        ) { benchmark in
-            let total = 100_000
-            let directory = benchDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let (client, destination) = deliveryClient(
-                transport: InMemoryTransport(failureRate: 1), disk: disk, directory: directory)
-            runBlocking { await client.settle() }
-            guard let uploader = destination.uploader else { return }
-            let before = residentMemoryBytes()
-            for index in 0..<total {
-                client.track("Product Viewed", properties: freshProperties(index))
-                if index % 1000 == 999 { runBlocking { await client.settle() } }
-            }
-            runBlocking {
-                while uploader.stats.enqueued < total { await client.settle() }
-            }
-            let after = residentMemoryBytes()
-            benchmark.measurement(.custom("bytes per event", useScalingFactor: false), max(0, after - before) / total)
-            runBlocking { _ = await client.shutdown(timeout: 1) }
-        }
-    }
+    registerMemoryBenchmarks()
 
     // The durability window: from track() returning to the event's record reaching write(2)
     // (what survives kill -9), at a sustained 10,000 events/s for 3 s with the host down.
