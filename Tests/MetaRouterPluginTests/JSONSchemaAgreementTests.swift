@@ -3,17 +3,20 @@ import MetaRouter
 import MetaRouterTesting
 import Testing
 
+@testable import MetaRouterPrivacy
+
 /// The tracking plan's JSON Schema subset agrees with a reference validator
 /// (python-jsonschema's Draft7Validator) on every case of `Fixtures/plan_cases.json`: each
 /// supported keyword, nested objects, arrays of objects, integers against numbers and string
-/// lengths in code points, plus 600 generated cases. `Fixtures/make_plan_cases.py` writes it.
+/// lengths in code points, patterns in and out of the linear matcher's subset, plus 600
+/// generated cases. `Fixtures/make_plan_cases.py` writes it.
 @Suite struct JSONSchemaAgreementTests {
     private let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/plan_cases.json")
 
     @Test func verdictsAgreeWithTheReferenceValidator() throws {
         let root = try JSONParser.parse(String(contentsOf: fixture, encoding: .utf8))
         let cases = try #require(root["cases"]?.arrayValue)
-        #expect(cases.count > 700)
+        #expect(cases.count > 750)
         let disagreements = SmallStack.run { () -> [String] in
             var wrong: [String] = []
             for item in cases {
@@ -43,5 +46,28 @@ import Testing
         #expect((try? JSONSchema(["pattern": "(["])) == nil)
         #expect((try? JSONSchema(["minLength": -1])) == nil)
         #expect((try? JSONSchema("schema")) == nil)
+    }
+
+    /// The linear pattern matcher agrees with `NSRegularExpression` on the patterns it takes,
+    /// over generated strings; patterns beyond its subset are left to `NSRegularExpression`.
+    @Test func theLinearPatternMatcherAgreesWithNSRegularExpression() throws {
+        let patterns = [
+            "^[A-Z]{3}-\\d+$", "ab", "^a", "b$", "[0-9]", "^[a-z]+$", "x{2}", "^[ab]{1,2}$", "a.b", "^\\d*$", "[^a]",
+            "^x?a+$", "\\w{2}", "^[a-z0-9_-]{3,16}$", "\\.", "^\\s*$", "[\\d.]+", "^a{2,}$", "^$", "\\W",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abxAZ09-_. \té😀")
+        for pattern in patterns {
+            let simple = try #require(SimplePattern(pattern), "\(pattern) should be in the subset")
+            let expression = try NSRegularExpression(pattern: pattern)
+            for _ in 0..<300 {
+                let text = String((0..<Int.random(in: 0..<8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+                let reference = expression.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) != nil
+                #expect(simple.matches(text) == reference, "\(pattern) on \(text.debugDescription)")
+            }
+        }
+        for outside in ["(a|b)", "a+?", "\\bword", "(\\d)\\1", "a{64}", "[[:alpha:]]", "a$b"] {
+            #expect(SimplePattern(outside) == nil, "\(outside) is beyond the subset")
+        }
     }
 }

@@ -71,8 +71,8 @@ extension JSONSchema.Rules {
         if let maxLength, length > maxLength {
             found.append(PlanViolation(path: trail.path, rule: "maxLength", message: "\(length) characters, more than \(maxLength)"))
         }
-        if let pattern, pattern.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) == nil {
-            found.append(PlanViolation(path: trail.path, rule: "pattern", message: "does not match \(pattern.pattern)"))
+        if let pattern, !pattern.matches(text) {
+            found.append(PlanViolation(path: trail.path, rule: "pattern", message: "does not match \(pattern.source)"))
         }
     }
 

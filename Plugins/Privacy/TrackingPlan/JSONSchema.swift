@@ -50,6 +50,19 @@ public indirect enum JSONSchema: Sendable {
         ]
     }
 
+    /// A `pattern`: the linear matcher when the pattern is in its subset, else
+    /// `NSRegularExpression` (which also vetted the pattern when the plan loaded).
+    struct Pattern: Sendable {
+        let source: String
+        let simple: SimplePattern?
+        let expression: NSRegularExpression
+
+        func matches(_ text: String) -> Bool {
+            if let simple { return simple.matches(text) }
+            return expression.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) != nil
+        }
+    }
+
     /// The keywords of an object schema.
     public struct Rules: Sendable {
         var types: Types?
@@ -58,7 +71,7 @@ public indirect enum JSONSchema: Sendable {
         var additionalProperties: JSONSchema?
         var enumeration: [JSON]?
         var constant: JSON?
-        var pattern: NSRegularExpression?
+        var pattern: Pattern?
         var minimum: Double?
         var maximum: Double?
         var exclusiveMinimum: Double?
@@ -128,7 +141,7 @@ public indirect enum JSONSchema: Sendable {
             guard let text = pattern.stringValue, let expression = try? NSRegularExpression(pattern: text) else {
                 throw CompileError(path: "\(path)/pattern", message: "not a valid regular expression")
             }
-            rules.pattern = expression
+            rules.pattern = Pattern(source: text, simple: SimplePattern(text), expression: expression)
         }
         rules.minimum = try number(object, "minimum", path)
         rules.maximum = try number(object, "maximum", path)
