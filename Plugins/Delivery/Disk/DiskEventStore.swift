@@ -127,7 +127,7 @@ public final class DiskEventStore: EventStore {
     /// Events held, the pending batch included.
     public var count: Int { entries.count - head + (pending?.entries.count ?? 0) }
 
-    /// Bytes written to segment files since the log was opened (recovery's rewrite included).
+    /// Bytes written to segment files since the log was opened.
     public var bytesWritten: Int { files.bytesWritten }
 
     /// Whether records are waiting for ``commit()``.
