@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MetaRouterLifecycle", targets: ["MetaRouterLifecycle"]),
         .library(name: "MetaRouterTransforms", targets: ["MetaRouterTransforms"]),
         .library(name: "MetaRouterPrivacy", targets: ["MetaRouterPrivacy"]),
+        .library(name: "MetaRouterErrors", targets: ["MetaRouterErrors"]),
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
     ],
     targets: [
@@ -29,12 +30,13 @@ let package = Package(
         .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore"], path: "Plugins/Lifecycle"),
         .target(name: "MetaRouterTransforms", dependencies: ["MetaRouterCore"], path: "Plugins/Transforms"),
         .target(name: "MetaRouterPrivacy", dependencies: ["MetaRouterCore"], path: "Plugins/Privacy"),
+        .target(name: "MetaRouterErrors", dependencies: ["MetaRouterCore"], path: "Plugins/Errors"),
         .target(
             name: "MetaRouter",
             dependencies: [
                 "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
                 "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle", "MetaRouterTransforms",
-                "MetaRouterPrivacy",
+                "MetaRouterPrivacy", "MetaRouterErrors",
             ],
             path: "Sources/MetaRouter"
         ),

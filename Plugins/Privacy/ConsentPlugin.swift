@@ -48,9 +48,14 @@ public final class ConsentPlugin: Plugin {
         }
     }
 
-    /// Drops the event without analytics consent; stamps the category preferences.
+    /// Events of the errors channel: the error reports the SDK makes.
+    public static let errorEventNames: Set<String> = ["Error Captured", "Application Crashed"]
+
+    /// Drops the event without consent in its channel (errors for error reports, analytics for
+    /// everything else); stamps the category preferences.
     public func execute(event: Event) -> Event? {
-        guard state.analytics else {
+        let isErrorReport = event.type == .track && Self.errorEventNames.contains(event.event ?? "")
+        guard isErrorReport ? state.errors : state.analytics else {
             droppedEvents += 1
             return nil
         }

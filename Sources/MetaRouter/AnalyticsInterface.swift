@@ -34,6 +34,10 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func unregisterSuperProperty(_ key: String)
     /// Replaces the tracking plan for the calls made after this one.
     func setTrackingPlan(_ plan: TrackingPlan?)
+    /// Reports a caught error as an `Error Captured` event.
+    func captureError(_ error: any Error, handled: Bool, properties: [String: Any]?)
+    /// Adds a breadcrumb to the trail error reports carry.
+    func addBreadcrumb(_ breadcrumb: Breadcrumb)
     /// Starts a new session.
     func startSession()
     /// Ends the session.
@@ -63,6 +67,11 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
 }
 
 extension AnalyticsInterface {
+    /// Reports a caught error (handled) as an `Error Captured` event.
+    public func captureError(_ error: any Error, properties: [String: Any]? = nil) {
+        captureError(error, handled: true, properties: properties)
+    }
+
     /// Records a user action.
     public func track(_ event: String, properties: [String: Any]? = nil) {
         track(event, properties: properties, options: nil)

@@ -153,6 +153,15 @@ public final class AnalyticsProxy: AnalyticsInterface {
     public func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
     /// Replaces the tracking plan once a client is bound, in call order.
     public func setTrackingPlan(_ plan: TrackingPlan?) { forward { $0.setTrackingPlan(plan) } }
+    /// Reports a caught error once a client is bound; the stack is taken now, at the call.
+    public func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
+        let captured = CapturedError(error)
+        let frames = StackFrames.current()
+        let (converted, _) = ValueConverter.convert(properties ?? [:], root: "properties")
+        forward { $0.capture(captured, handled: handled, properties: converted, frames: frames) }
+    }
+    /// Adds a breadcrumb once a client is bound, in call order.
+    public func addBreadcrumb(_ breadcrumb: Breadcrumb) { forward { $0.addBreadcrumb(breadcrumb) } }
     /// Starts a session once a client is bound, in call order.
     public func startSession() { forward { $0.startSession() } }
     /// Ends the session once a client is bound, in call order.

@@ -67,6 +67,8 @@ enum ClientFactory {
         let defaults = options.defaultPlugins
         if defaults.contains(.identity) { plugins.append(IdentityPlugin(mode: options.identityMode)) }
         if defaults.contains(.context) { plugins.append(ContextPlugin()) }
+        plugins.append(BreadcrumbsPlugin(capacity: options.breadcrumbCapacity))
+        plugins.append(ErrorCapturePlugin(options: options.errorCapture))
         if defaults.contains(.sessions) {
             var sessions = options.sessions
             if options.identityMode == .perCall { sessions.automatic = false }

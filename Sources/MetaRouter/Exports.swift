@@ -2,6 +2,7 @@
 @_exported import MetaRouterContext
 @_exported import MetaRouterCore
 @_exported import MetaRouterDelivery
+@_exported import MetaRouterErrors
 @_exported import MetaRouterIdentity
 @_exported import MetaRouterLifecycle
 @_exported import MetaRouterPrivacy

@@ -97,6 +97,10 @@ public struct InitOptions: Sendable {
     public var trackingPlanMode = TrackingPlanPlugin.Mode.report
     /// Called with each event that breaks the plan, its violations and what was done.
     public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
+    /// Breadcrumbs kept for error reports (default 50; see `Docs/ErrorCapture.md`).
+    public var breadcrumbCapacity = 50
+    /// Limits and the `beforeSendError` hook of `captureError(_:)`.
+    public var errorCapture = ErrorCapturePlugin.Options()
     /// Scrub personal data (email addresses, Luhn-valid card numbers, ``piiScrubbing``'s keys
     /// and patterns) from properties before anything queues or writes them. Off by default,
     /// for the MetaRouter SDK's wire output; `setScrubPII(_:)` changes it at run time.

@@ -12,13 +12,16 @@ public struct ForgetReport: Sendable, Hashable {
     public var consent: Bool
     /// Whether super properties were removed.
     public var superProperties: Bool
+    /// Breadcrumbs removed.
+    public var breadcrumbs: Int
 
     /// A report.
-    public init(queuedEvents: Int, identity: Bool, consent: Bool, superProperties: Bool) {
+    public init(queuedEvents: Int, identity: Bool, consent: Bool, superProperties: Bool, breadcrumbs: Int = 0) {
         self.queuedEvents = queuedEvents
         self.identity = identity
         self.consent = consent
         self.superProperties = superProperties
+        self.breadcrumbs = breadcrumbs
     }
 }
 
@@ -77,8 +80,8 @@ extension MetaRouterClient {
     }
 
     /// Wipes this instance's local state, in call order: the queued events (in memory and in
-    /// its disk log), the stored identity, consent and super properties. Returns what it
-    /// removed.
+    /// its disk log), the stored identity, consent, super properties and breadcrumbs. Returns
+    /// what it removed.
     /// Only the instance's own storage is touched: its log deletes the segment files it
     /// created, and its key-value store loses the keys the plugins own.
     public func forget() async -> ForgetReport {
@@ -90,12 +93,14 @@ extension MetaRouterClient {
                 .contains { storage.string(forKey: $0) != nil }
             let consent = timeline.find(ConsentPlugin.self)?.forget() ?? false
             let superProperties = timeline.find(SuperPropertiesPlugin.self)?.clear() ?? false
-            return ForgetReport(queuedEvents: queued, identity: hadIdentity, consent: consent, superProperties: superProperties)
+            let breadcrumbs = timeline.find(BreadcrumbsPlugin.self)?.clear() ?? 0
+            return ForgetReport(
+                queuedEvents: queued, identity: hadIdentity, consent: consent, superProperties: superProperties, breadcrumbs: breadcrumbs)
         }
         await client.resetAndWait()
         client.logger.info(
             "sdk.forgotten: \(report.queuedEvents) queued event(s), identity \(report.identity ? "removed" : "none stored"), "
-                + "consent \(report.consent ? "removed" : "none stored"), super properties \(report.superProperties ? "removed" : "none")")
+                + "consent \(report.consent ? "removed" : "none stored"), super properties \(report.superProperties ? "removed" : "none"), \(report.breadcrumbs) breadcrumb(s)")
         return report
     }
 }

@@ -32,6 +32,7 @@ import Testing
         #expect(report.identity)
         #expect(report.consent)
         #expect(report.superProperties)
+        #expect(report.breadcrumbs == 30)
         #expect(store.string(forKey: IdentityKeys.userId) == nil)
         #expect(store.string(forKey: IdentityKeys.traits) == nil)
         #expect(await analytics.getAnonymousId() != anonymousBefore)
@@ -48,7 +49,7 @@ import Testing
         let delivered = try await collector.acceptedEvents()
         #expect(delivered.compactMap(\.number) == [99])
         #expect(delivered.allSatisfy { $0["userId"] == nil && $0["properties"]?["plan"] == nil })
-        #expect(await again.forget() == ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false))
+        #expect(await again.forget() == ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false, breadcrumbs: 1))
         await again.shutdown()
     }
 }

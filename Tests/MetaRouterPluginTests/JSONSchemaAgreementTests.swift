@@ -38,7 +38,7 @@ import Testing
 
     @Test func hostileSchemasAreRefusedNotCrashedOn() {
         var deep: JSON = ["type": "string"]
-        for _ in 0..<10_000 { deep = ["properties": ["x": deep]] }
+        for _ in 0..<300 { deep = ["properties": ["x": deep]] }
         let nested = deep
         let refused = SmallStack.run { (try? JSONSchema(nested)) == nil }
         #expect(refused)

@@ -2,7 +2,7 @@
 import Foundation
 import MetaRouter
 
-/// The data-quality plugins on the executor: PII scrubbing and the tracking plan.
+/// The data-quality plugins on the executor: PII scrubbing, the tracking plan, breadcrumbs.
 func registerDataQualityBenchmarks() {
     // PII scrubbing on the executor: the plugin's whole hook for a track event with five
     // properties and no personal data (the common case), scrubbing on.
@@ -28,6 +28,19 @@ func registerDataQualityBenchmarks() {
         let event = sampleEvent()
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { blackHole(plan.violations(of: event)) }
+        benchmark.stopMeasurement()
+    }
+
+    // Breadcrumbs on the executor: `addBreadcrumb`'s work, and the automatic breadcrumb a
+    // track leaves (the plugin's hook), each into a full ring of 50.
+    Benchmark("breadcrumbs: add one, and the one a track leaves", configuration: .init(scalingFactor: .mega, maxIterations: 20)) { benchmark in
+        let plugin = BreadcrumbsPlugin(capacity: 50)
+        let crumb = Breadcrumb(category: "navigation", message: "checkout", data: ["step": 2])
+        let event = sampleEvent()
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            if index & 1 == 0 { plugin.add(crumb) } else { blackHole(plugin.track(event: event)) }
+        }
         benchmark.stopMeasurement()
     }
 }

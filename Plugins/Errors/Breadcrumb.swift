@@ -1,0 +1,41 @@
+import Foundation
+import MetaRouterCore
+
+/// One entry of the trail of app activity that an error report carries: what happened just
+/// before it.
+public struct Breadcrumb: Sendable, Hashable {
+    /// How much it matters.
+    public enum Level: String, Sendable, Hashable {
+        case debug, info, warning, error
+    }
+
+    /// When.
+    public var timestamp: Date
+    /// A short grouping name, e.g. `"navigation"`, `"network"`, `"track"`.
+    public var category: String
+    /// How much it matters.
+    public var level: Level
+    /// What happened.
+    public var message: String
+    /// Details, as JSON.
+    public var data: [String: JSON]?
+
+    /// A breadcrumb stamped `timestamp` (now by default).
+    public init(category: String, message: String, level: Level = .info, data: [String: JSON]? = nil, timestamp: Date = Date()) {
+        self.timestamp = timestamp
+        self.category = category
+        self.level = level
+        self.message = message
+        self.data = data
+    }
+
+    /// The wire form: `{timestamp, category, level, message, data?}`.
+    public var json: JSON {
+        var object: [String: JSON] = [
+            "timestamp": .string(Timestamp.string(from: timestamp)), "category": .string(category),
+            "level": .string(level.rawValue), "message": .string(message),
+        ]
+        if let data { object["data"] = .object(data) }
+        return .object(object)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import MetaRouterCore
+
+/// Keeps the last ``capacity`` breadcrumbs in a ring, in memory: one for every `track` that
+/// gets this far (category `track`, the event's name), and those the app adds
+/// (`addBreadcrumb(_:)`). `reset()` and `forget()` clear it. An enrichment plugin: it runs
+/// after consent, scrubbing and the tracking plan, so a dropped call leaves no breadcrumb and
+/// a scrubbed one leaves a scrubbed name.
+public final class BreadcrumbsPlugin: EventPlugin {
+    /// Among the enrichment plugins.
+    public let type = PluginType.enrichment
+    /// Breadcrumbs kept at most (at least 1).
+    public let capacity: Int
+    private var ring: [Breadcrumb] = []
+    private var next = 0
+
+    /// A ring of `capacity` breadcrumbs (50 by default).
+    public init(capacity: Int = 50) {
+        self.capacity = max(1, capacity)
+        ring.reserveCapacity(self.capacity)
+    }
+
+    /// Adds a breadcrumb, dropping the oldest when full.
+    public func add(_ breadcrumb: Breadcrumb) {
+        if ring.count < capacity {
+            ring.append(breadcrumb)
+        } else {
+            ring[next] = breadcrumb
+        }
+        next = (next + 1) % capacity
+    }
+
+    /// The breadcrumbs, oldest first.
+    public var breadcrumbs: [Breadcrumb] {
+        ring.count < capacity ? ring : Array(ring[next...] + ring[..<next])
+    }
+
+    /// Removes every breadcrumb; returns how many there were.
+    @discardableResult
+    public func clear() -> Int {
+        defer {
+            ring.removeAll(keepingCapacity: true)
+            next = 0
+        }
+        return ring.count
+    }
+
+    /// A logout clears the trail.
+    public func reset() { clear() }
+
+    /// Every track leaves a breadcrumb.
+    public func track(event: Event) -> Event? {
+        add(Breadcrumb(category: "track", message: event.event ?? "", timestamp: event.timestamp))
+        return event
+    }
+}

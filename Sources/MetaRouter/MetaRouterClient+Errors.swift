@@ -1,0 +1,36 @@
+import Foundation
+
+extension MetaRouterClient {
+    /// Reports a caught error as an `Error Captured` event: its type, message (and `domain` /
+    /// `code`), `handled`, a fingerprint of where it was captured, the stack frames and the
+    /// breadcrumbs, merged with `properties`. Gated by the errors consent channel, filtered by
+    /// `beforeSendError`, rate-limited; see `Docs/ErrorCapture.md`.
+    public func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
+        capture(CapturedError(error), handled: handled, properties: properties.map(convertedProperties) ?? [:], frames: .current())
+    }
+
+    /// Adds a breadcrumb to the trail error reports carry, in call order.
+    public func addBreadcrumb(_ breadcrumb: Breadcrumb) {
+        client.perform { $0.find(BreadcrumbsPlugin.self)?.add(breadcrumb) }
+    }
+
+    func convertedProperties(_ properties: [String: Any]) -> [String: JSON] {
+        let (converted, issues) = ValueConverter.convert(properties, root: "properties")
+        for issue in issues { client.inputProblems.report(issue.problem, call: "captureError") }
+        return converted
+    }
+
+    func capture(_ error: CapturedError, handled: Bool, properties: [String: JSON], frames: StackFrames) {
+        let now = client.configuration.clock.now()
+        // Built and run through the timeline in one operation, so the report keeps its place
+        // among the calls: a consent change made just after it does not reach it.
+        client.perform { timeline in
+            guard let plugin = timeline.find(ErrorCapturePlugin.self) else { return }
+            if let consent = timeline.find(ConsentPlugin.self), !consent.state.errors { return }
+            let breadcrumbs = timeline.find(BreadcrumbsPlugin.self)?.breadcrumbs ?? []
+            guard let event = plugin.event(for: error, handled: handled, properties: properties, frames: frames, breadcrumbs: breadcrumbs, now: now)
+            else { return }
+            _ = timeline.process(event)
+        }
+    }
+}
