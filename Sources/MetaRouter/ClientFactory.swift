@@ -55,24 +55,27 @@ enum ClientFactory {
     }
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
-        // Always there, in this order, ahead of identity, context and every destination: the
-        // consent gate (a call it drops is seen by no other plugin), super properties, PII
-        // scrubbing (off unless asked), then the tracking plan (none unless given), so the plan
-        // checks what would be sent.
-        var plugins: [any Plugin] = [
-            ConsentPlugin(initial: options.initialConsent), SuperPropertiesPlugin(),
-            PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing),
-            TrackingPlanPlugin(plan: options.trackingPlan, mode: options.trackingPlanMode, onViolation: options.onPlanViolation),
-        ]
+        // In this order, ahead of identity, context and every destination: the consent gate (a
+        // call it drops is seen by no other plugin), super properties, PII scrubbing, then the
+        // tracking plan, so the plan checks what would be sent. Scrubbing and the plan join only
+        // when asked for, here or later (`setScrubPII`, `setTrackingPlan` add them in place):
+        // a plugin that would pass every event on unchanged still costs each event a call.
+        var plugins: [any Plugin] = [ConsentPlugin(initial: options.initialConsent), SuperPropertiesPlugin()]
+        // With debug logging the scrubber is there even when off: it names sensitive-looking keys.
+        if options.scrubPII || options.debug {
+            plugins.append(PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing))
+        }
+        if let plan = options.trackingPlan {
+            plugins.append(TrackingPlanPlugin(plan: plan, mode: options.trackingPlanMode, onViolation: options.onPlanViolation))
+        }
         let defaults = options.defaultPlugins
         if defaults.contains(.identity) { plugins.append(IdentityPlugin(mode: options.identityMode)) }
         if defaults.contains(.context) { plugins.append(ContextPlugin()) }
         plugins.append(BreadcrumbsPlugin(capacity: options.breadcrumbCapacity))
         plugins.append(ErrorCapturePlugin(options: options.errorCapture))
-        if defaults.contains(.sessions) {
-            var sessions = options.sessions
-            if options.identityMode == .perCall { sessions.automatic = false }
-            plugins.append(SessionPlugin(options: sessions))
+        // Servers get no automatic sessions; `startSession()` adds the plugin when asked.
+        if defaults.contains(.sessions), options.identityMode == .device, options.sessions.automatic {
+            plugins.append(SessionPlugin(options: options.sessions))
         }
         if defaults.contains(.advertisingId) { plugins.append(AdvertisingIDPlugin()) }
         if defaults.contains(.delivery) {

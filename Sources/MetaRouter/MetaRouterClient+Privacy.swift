@@ -54,12 +54,27 @@ extension MetaRouterClient {
     /// Replaces the tracking plan (`nil` removes it), in call order: calls made before this one
     /// are checked against the previous plan, calls made after it against this one.
     public func setTrackingPlan(_ plan: TrackingPlan?) {
-        client.perform { $0.find(TrackingPlanPlugin.self)?.setPlan(plan) }
+        let (mode, onViolation) = (options.trackingPlanMode, options.onPlanViolation)
+        client.perform { timeline in
+            if let plugin = timeline.find(TrackingPlanPlugin.self) {
+                plugin.setPlan(plan)
+            } else if let plan {
+                timeline.add(TrackingPlanPlugin(plan: plan, mode: mode, onViolation: onViolation), at: .last)
+            }
+        }
     }
 
     /// Starts a new session, in call order: the next event carries `context.sessionStart`.
+    /// Where sessions are not automatic (a server), this adds the session plugin.
     public func startSession() {
-        client.perform { $0.find(SessionPlugin.self)?.startSession() }
+        let manual = SessionPlugin.Options(
+            automatic: false, inactivityTimeout: options.sessions.inactivityTimeout, backgroundTimeout: options.sessions.backgroundTimeout)
+        client.perform { timeline in
+            if let plugin = timeline.find(SessionPlugin.self) { return plugin.startSession() }
+            let plugin = SessionPlugin(options: manual)
+            timeline.add(plugin, at: .after(ContextPlugin.self))
+            plugin.startSession()
+        }
     }
 
     /// Ends the session, in call order (with automatic sessions the next event starts one).

@@ -64,12 +64,13 @@ public final class MetaRouterClient: AnalyticsInterface {
     /// Turns PII scrubbing on or off. It takes effect in call order: calls made before this
     /// one keep the previous setting, calls made after it get the new one.
     public func setScrubPII(_ enabled: Bool) {
-        let logger = client.logger
+        let scrubbing = options.piiScrubbing
         client.perform { timeline in
-            guard let plugin = timeline.find(PIIScrubPlugin.self) else {
-                return logger.warning("sdk.plugin_missing: setScrubPII: this client has no PIIScrubPlugin; add one with add(plugin:at: .first)")
+            if let plugin = timeline.find(PIIScrubPlugin.self) {
+                plugin.isEnabled = enabled
+            } else if enabled {
+                timeline.add(PIIScrubPlugin(enabled: true, options: scrubbing), at: .after(SuperPropertiesPlugin.self))
             }
-            plugin.isEnabled = enabled
         }
     }
 
@@ -99,7 +100,15 @@ public final class MetaRouterClient: AnalyticsInterface {
     public func resetAndWait() async { await client.resetAndWait() }
 
     /// Turns on debug logging.
-    public func enableDebugLogging() { client.logger.minimumLevel = .debug }
+    public func enableDebugLogging() {
+        client.logger.minimumLevel = .debug
+        // The scrubber names sensitive-looking keys in debug mode, even while it is off.
+        let scrubbing = options.piiScrubbing
+        client.perform { timeline in
+            guard timeline.find(PIIScrubPlugin.self) == nil else { return }
+            timeline.add(PIIScrubPlugin(enabled: false, options: scrubbing), at: .after(SuperPropertiesPlugin.self))
+        }
+    }
 
     /// Adds or removes `Trace: true` on uploads, in order with other calls.
     public func setTracing(_ enabled: Bool) {

@@ -104,6 +104,19 @@ import Testing
         await analytics.shutdown()
     }
 
+    /// A client started without a plan gets one at run time, in call order.
+    @Test func aPlanCanArriveAfterTheStart() async throws {
+        let capture = CapturingDestination()
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("plan-later-\(UUID())", capture: capture))
+        analytics.track("Before The Plan")
+        analytics.setTrackingPlan(try TrackingPlan(json: #"{"unplanned": "block", "events": {"Planned": {}}}"#))
+        analytics.track("After The Plan")
+        analytics.track("Planned")
+        await analytics.flushAndWait()
+        #expect(capture.events.map(\.event) == ["Before The Plan", "Planned"])
+        await analytics.shutdown()
+    }
+
     @Test func segmentProtocolsExportsLoad() throws {
         let export = """
             { "tracking_plan": { "display_name": "Shop", "rules": {
