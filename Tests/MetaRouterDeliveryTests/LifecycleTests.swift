@@ -97,7 +97,9 @@ import Testing
         source.send(.willResignActive)
         source.send(.didEnterBackground)
         // No explicit flush: backgrounding sends what is queued, the Backgrounded event included.
-        let received = try await collector.waitFor(timeout: 30) { requests in
+        // The bound only stops a broken run: under ThreadSanitizer beside other suites a first
+        // request can time out (15 s) and be retried before it lands.
+        let received = try await collector.waitFor(timeout: 90) { requests in
             requests.flatMap(\.events).contains { $0["event"] == "Application Backgrounded" }
         }
         let names = received.flatMap(\.events).compactMap { $0["event"]?.stringValue }
