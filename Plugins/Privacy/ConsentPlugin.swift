@@ -54,10 +54,13 @@ public final class ConsentPlugin: Plugin {
     /// Drops the event without consent in its channel (errors for error reports, analytics for
     /// everything else); stamps the category preferences.
     public func execute(event: Event) -> Event? {
-        let isErrorReport = event.type == .track && Self.errorEventNames.contains(event.event ?? "")
-        guard isErrorReport ? state.errors : state.analytics else {
-            droppedEvents += 1
-            return nil
+        // Both channels granted (the common case): no need to know which one the event is in.
+        if !(state.analytics && state.errors) {
+            let isErrorReport = event.type == .track && Self.errorEventNames.contains(event.event ?? "")
+            guard isErrorReport ? state.errors : state.analytics else {
+                droppedEvents += 1
+                return nil
+            }
         }
         guard let consent = state.contextValue else { return event }
         var stamped = event

@@ -6,8 +6,9 @@ import MetaRouterCore
 /// or sent. It scrubs `track`, `screen` and `page` properties, and `identify` / `group` traits
 /// only when ``PIIScrubbingOptions/scrubsTraits`` is set. The SDK's own context is left alone.
 ///
-/// Off until ``isEnabled`` is set (`InitOptions.scrubPII`, `setScrubPII(_:)`), for the
-/// MetaRouter SDK's wire output. Whether on or off, with debug logging on it names, once per
+/// Scrubs while ``isEnabled``. Clients made by `MetaRouter.Analytics` add it only when
+/// scrubbing is asked for (`InitOptions.scrubPII`, `setScrubPII(_:)`) or in debug mode, so
+/// the default wire output stays the MetaRouter SDK's. Whether on or off, with debug logging on it names, once per
 /// key, property keys that look sensitive (email, password, token, secret, card, phone).
 public final class PIIScrubPlugin: EventPlugin {
     /// Runs first.
@@ -18,7 +19,6 @@ public final class PIIScrubPlugin: EventPlugin {
     private let scrubber: PIIScrubber
     private let scrubsTraits: Bool
     private weak var analytics: AnalyticsClient?
-    private var scrubbedValues = 0
     private var reports = ReportThrottle(interval: 10)
     private var namedKeys: Set<String> = []
 
@@ -35,7 +35,7 @@ public final class PIIScrubPlugin: EventPlugin {
     }
 
     /// Values scrubbed since the plugin started.
-    public var scrubbedCount: Int { scrubbedValues }
+    public private(set) var scrubbedCount = 0
 
     /// Reports patterns that do not compile.
     public func configure(analytics: AnalyticsClient) {
@@ -46,40 +46,33 @@ public final class PIIScrubPlugin: EventPlugin {
     }
 
     /// Scrubs the properties.
-    public func track(event: Event) -> Event? { scrubProperties(event) }
+    public func track(event: Event) -> Event? { properties(of: event) }
     /// Scrubs the properties.
-    public func screen(event: Event) -> Event? { scrubProperties(event) }
+    public func screen(event: Event) -> Event? { properties(of: event) }
     /// Scrubs the properties.
-    public func page(event: Event) -> Event? { scrubProperties(event) }
+    public func page(event: Event) -> Event? { properties(of: event) }
     /// Scrubs the traits when asked to.
-    public func identify(event: Event) -> Event? { scrubTraits(event) }
+    public func identify(event: Event) -> Event? { scrubsTraits ? scrub(event, \.traits) : event }
     /// Scrubs the traits when asked to.
-    public func group(event: Event) -> Event? { scrubTraits(event) }
+    public func group(event: Event) -> Event? { scrubsTraits ? scrub(event, \.traits) : event }
 
-    private func scrubProperties(_ event: Event) -> Event? {
-        guard let properties = event.properties else { return event }
-        nameSensitiveKeys(properties)
-        guard isEnabled else { return event }
-        let (scrubbed, count) = scrubber.scrub(properties)
+    private func properties(of event: Event) -> Event? {
+        if let properties = event.properties { nameSensitiveKeys(properties) }
+        return scrub(event, \.properties)
+    }
+
+    private func scrub(_ event: Event, _ field: WritableKeyPath<Event, [String: JSON]?>) -> Event? {
+        guard isEnabled, let values = event[keyPath: field] else { return event }
+        let (scrubbed, count) = scrubber.scrub(values)
         guard count > 0 else { return event }
         var changed = event
-        changed.properties = scrubbed
-        note(count, in: event)
+        changed[keyPath: field] = scrubbed
+        note(count)
         return changed
     }
 
-    private func scrubTraits(_ event: Event) -> Event? {
-        guard isEnabled, scrubsTraits, let traits = event.traits else { return event }
-        let (scrubbed, count) = scrubber.scrub(traits)
-        guard count > 0 else { return event }
-        var changed = event
-        changed.traits = scrubbed
-        note(count, in: event)
-        return changed
-    }
-
-    private func note(_ count: Int, in event: Event) {
-        scrubbedValues += count
+    private func note(_ count: Int) {
+        scrubbedCount += count
         guard let analytics, analytics.logger.minimumLevel <= .debug else { return }
         let now = analytics.configuration.clock.now().timeIntervalSinceReferenceDate
         if let total = reports.add(count, at: now) {

@@ -14,9 +14,13 @@ public final class AnalyticsProxy: AnalyticsInterface {
     }
 
     private let state = Locked(State())
-    private let factory = EventFactory(clock: SystemClock(), problems: InputProblemReporter(logger: AnalyticsLogger()))
+    private let problems: InputProblemReporter
+    private let factory: EventFactory
 
-    init() {}
+    init() {
+        problems = InputProblemReporter(logger: AnalyticsLogger())
+        factory = EventFactory(clock: SystemClock(), problems: problems)
+    }
 
     /// The bound client, if any.
     public var target: MetaRouterClient? { state.withLock { $0.target } }
@@ -139,14 +143,12 @@ public final class AnalyticsProxy: AnalyticsInterface {
     public func setScrubPII(_ enabled: Bool) { forward { $0.setScrubPII(enabled) } }
     /// Registers a super property once a client is bound, in call order.
     public func registerSuperProperty(_ key: String, _ value: Any) {
-        let (converted, _) = ValueConverter.convert([key: value], root: "superProperties")
-        guard let json = converted[key] else { return }
+        guard let json = problems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
         forward { $0.registerSuperProperty(key, json) }
     }
     /// Registers a super property unless one is, once a client is bound, in call order.
     public func registerSuperPropertyOnce(_ key: String, _ value: Any) {
-        let (converted, _) = ValueConverter.convert([key: value], root: "superProperties")
-        guard let json = converted[key] else { return }
+        guard let json = problems.converted([key: value], root: "superProperties", call: "registerSuperPropertyOnce")[key] else { return }
         forward { $0.registerSuperPropertyOnce(key, json) }
     }
     /// Unregisters a super property once a client is bound, in call order.
@@ -157,7 +159,7 @@ public final class AnalyticsProxy: AnalyticsInterface {
     public func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
         let captured = CapturedError(error)
         let frames = StackFrames.current()
-        let (converted, _) = ValueConverter.convert(properties ?? [:], root: "properties")
+        let converted = problems.converted(properties ?? [:], root: "properties", call: "captureError")
         forward { $0.capture(captured, handled: handled, properties: converted, frames: frames) }
     }
     /// Adds a breadcrumb once a client is bound, in call order.

@@ -6,18 +6,13 @@ extension MetaRouterClient {
     /// breadcrumbs, merged with `properties`. Gated by the errors consent channel, filtered by
     /// `beforeSendError`, rate-limited; see `Docs/ErrorCapture.md`.
     public func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
-        capture(CapturedError(error), handled: handled, properties: properties.map(convertedProperties) ?? [:], frames: .current())
+        let converted = client.inputProblems.converted(properties ?? [:], root: "properties", call: "captureError")
+        capture(CapturedError(error), handled: handled, properties: converted, frames: .current())
     }
 
     /// Adds a breadcrumb to the trail error reports carry, in call order.
     public func addBreadcrumb(_ breadcrumb: Breadcrumb) {
         client.perform { $0.find(BreadcrumbsPlugin.self)?.add(breadcrumb) }
-    }
-
-    func convertedProperties(_ properties: [String: Any]) -> [String: JSON] {
-        let (converted, issues) = ValueConverter.convert(properties, root: "properties")
-        for issue in issues { client.inputProblems.report(issue.problem, call: "captureError") }
-        return converted
     }
 
     func capture(_ error: CapturedError, handled: Bool, properties: [String: JSON], frames: StackFrames) {

@@ -30,13 +30,13 @@ extension MetaRouterClient {
     /// call (the call's own keys win), persisted. A value that cannot be converted to JSON is
     /// dropped with a log line, as a property would be.
     public func registerSuperProperty(_ key: String, _ value: Any) {
-        guard let converted = superPropertyValue(key, value) else { return }
+        guard let converted = client.inputProblems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
         client.perform { $0.find(SuperPropertiesPlugin.self)?.register(key, converted) }
     }
 
     /// Like ``registerSuperProperty(_:_:)``, unless `key` is registered already.
     public func registerSuperPropertyOnce(_ key: String, _ value: Any) {
-        guard let converted = superPropertyValue(key, value) else { return }
+        guard let converted = client.inputProblems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
         client.perform { $0.find(SuperPropertiesPlugin.self)?.registerOnce(key, converted) }
     }
 
@@ -45,11 +45,6 @@ extension MetaRouterClient {
         client.perform { $0.find(SuperPropertiesPlugin.self)?.unregister(key) }
     }
 
-    private func superPropertyValue(_ key: String, _ value: Any) -> JSON? {
-        let (converted, issues) = ValueConverter.convert([key: value], root: "superProperties")
-        for issue in issues { client.inputProblems.report(issue.problem, call: "registerSuperProperty") }
-        return converted[key]
-    }
 
     /// Replaces the tracking plan (`nil` removes it), in call order: calls made before this one
     /// are checked against the previous plan, calls made after it against this one.

@@ -65,6 +65,15 @@ import Testing
         #expect(scrubber.scrub(["a": "nothing here", "b": 1]).scrubbed == 0)
     }
 
+    @Test func thePluginCountsWhatItScrubbedAndLeavesTraitsAloneUnlessAsked() {
+        let plugin = PIIScrubPlugin()
+        let scrubbed = plugin.execute(event: Event(type: .track, event: "Contact", properties: ["from": "a@b.io", "to": "c@d.io"]))
+        #expect(scrubbed?.properties == ["from": "<email>", "to": "<email>"])
+        let traits = plugin.execute(event: Event(type: .identify, userId: "u", traits: ["email": "a@b.io"]))
+        #expect(traits?.traits == ["email": "a@b.io"])
+        #expect(plugin.scrubbedCount == 2)
+    }
+
     @Test func redactedKeysAndCustomPatternsApplyAtAnyDepth() {
         let custom = PIIScrubber(options: PIIScrubbingOptions(
             redactedKeys: ["Password", "ssn"], patterns: [PIIPattern("\\b\\d{3}-\\d{2}-\\d{4}\\b", replacement: "<ssn>")]))

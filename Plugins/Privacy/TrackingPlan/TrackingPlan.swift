@@ -101,20 +101,15 @@ public struct TrackingPlan: Sendable {
     /// Every violation of the plan by `event`, with paths starting at `properties` or `traits`.
     /// `alias` events are not planned.
     public func violations(of event: Event) -> [PlanViolation] {
-        switch event.type {
-        case .track, .screen, .page:
-            let name = event.event ?? event.name ?? ""
-            guard let schema = events[name] else {
-                return unplanned == .allow ? [] : [PlanViolation(path: "event", rule: "unplanned", message: "\"\(name)\" is not in the plan")]
-            }
-            return schema.violations(of: .object(event.properties ?? [:]), at: "properties")
-        case .identify:
-            return identifyTraits?.violations(of: .object(event.traits ?? [:]), at: "traits") ?? []
-        case .group:
-            return groupTraits?.violations(of: .object(event.traits ?? [:]), at: "traits") ?? []
-        case .alias:
-            return []
+        let checksTraits = event.type == .identify || event.type == .group
+        if let schema = schema(for: event) {
+            return checksTraits
+                ? schema.violations(of: .object(event.traits ?? [:]), at: "traits")
+                : schema.violations(of: .object(event.properties ?? [:]), at: "properties")
         }
+        guard !checksTraits, event.type != .alias, unplanned != .allow else { return [] }
+        let name = event.event ?? event.name ?? ""
+        return [PlanViolation(path: "event", rule: "unplanned", message: "\"\(name)\" is not in the plan")]
     }
 
     /// The schema the event's properties (or traits) are checked against, if any.

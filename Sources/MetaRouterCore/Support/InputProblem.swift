@@ -68,6 +68,13 @@ public final class InputProblemReporter: Sendable {
         callback?(problem)
     }
 
+    /// `values` converted to JSON, each value that cannot be reported (prefixed by `call`).
+    public func converted(_ values: [String: Any], root: String, call: String) -> [String: JSON] {
+        let (converted, issues) = ValueConverter.convert(values, root: root)
+        for issue in issues { report(issue.problem, call: call) }
+        return converted
+    }
+
     /// Problems reported so far, per code.
     public var countsByCode: [InputProblem.Code: Int] { counts.current }
 }
