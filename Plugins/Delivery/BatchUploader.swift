@@ -35,22 +35,6 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         public init(endpoint: URL) { self.endpoint = endpoint }
     }
 
-    /// A snapshot for `getDebugInfo`.
-    public struct Status: Sendable, Hashable {
-        /// Events queued, the pending batch included.
-        public var queueLength: Int
-        /// The breaker's state.
-        public var circuitState: CircuitBreaker.State
-        /// Milliseconds until the breaker lets a probe through.
-        public var circuitRemainingMs: Int
-        /// Whether a request is in flight.
-        public var flushInFlight: Bool
-        /// The current batch size (halved by 413s).
-        public var maxBatchSize: Int
-        /// Whether the server refused the write key or endpoint.
-        public var disabled: Bool
-    }
-
     private let options: Options
     private let store: any EventStore
     private let format: any BatchFormat
@@ -70,6 +54,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var syncTimer: (any ScheduledWork)?
     private var attempts = 0
     private var retryTimer: (any ScheduledWork)?
+    private var watchdog: RequestWatchdog
     private var retryDelay: TimeInterval
     private var disabled = false
     private var commitScheduled = false
@@ -101,6 +86,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         breaker = CircuitBreaker(policy: options.breaker, random: breakerRandom)
         batchSize = max(1, options.maxBatchSize)
         retryDelay = options.initialRetryDelay
+        watchdog = RequestWatchdog(limit: options.requestTimeout * 2 + 5)
     }
 
     /// Delivery counters, readable from any thread.
@@ -174,6 +160,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         retryTimer = nil
         syncTimer?.cancel()
         syncTimer = nil
+        watchdog.cancel()
         for policy in policies { policy.stop() }
         store.sync()
     }
@@ -217,18 +204,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             timeout: options.requestTimeout)
         attempts += 1
         let attempt = attempts
-        // A transport that never answers must not stall delivery: past its timeout (and a
-        // grace period) the attempt counts as a network error and a late answer is ignored.
-        // The request itself is never cancelled.
-        // It holds the attempt's number, not the batch: a cancelled timer may be kept until
-        // its deadline, and 35 s of batches at full speed is hundreds of megabytes.
-        let watchdog = analytics.configuration.clock.schedule(after: options.requestTimeout * 2 + 5) { [weak self] in
-            self?.onExecutor { uploader in
-                guard let current = uploader.inFlight, current.attempt == attempt else { return }
-                uploader.handle(.failure(URLError(.timedOut)), for: current.batch, attempt: attempt)
-            }
-        }
-        inFlight = InFlight(attempt: attempt, watchdog: watchdog, batch: batch)
+        inFlight = InFlight(attempt: attempt, started: now, batch: batch)
+        armWatchdog(after: watchdog.limit)
         transport.send(request) { [weak self] outcome in
             self?.onExecutor { $0.handle(outcome, for: batch, attempt: attempt) }
         }
@@ -238,7 +215,6 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
         defer { scheduleCommit() }
-        current.watchdog.cancel()
         inFlight = nil
         let now = analytics.configuration.clock.now()
         let verdict = ResponseClassifier.verdict(for: outcome, now: now)
@@ -333,6 +309,26 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         }
     }
 
+    /// A transport that never answers must not stall delivery: past its timeout and a grace
+    /// period, the attempt counts as a network error and a late answer is ignored. The request
+    /// itself is never cancelled.
+    private func armWatchdog(after delay: TimeInterval) {
+        guard let analytics else { return }
+        watchdog.arm(after: delay, on: analytics.configuration.clock) { [weak self] in
+            self?.onExecutor { $0.checkWatchdog() }
+        }
+    }
+
+    private func checkWatchdog() {
+        guard let analytics else { return }
+        switch watchdog.fired(started: inFlight?.started, now: analytics.configuration.clock.now()) {
+        case .idle: break
+        case .remaining(let delay): armWatchdog(after: delay)
+        case .expired:
+            if let current = inFlight { handle(.failure(URLError(.timedOut)), for: current.batch, attempt: current.attempt) }
+        }
+    }
+
     private func scheduleRetry(after delay: TimeInterval) {
         guard retryTimer == nil, let analytics else { return resolveWaiters() }
         retryTimer = analytics.configuration.clock.schedule(after: delay) { [weak self] in
@@ -383,7 +379,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// The request in flight: at most one per uploader, across resets too.
     private struct InFlight {
         let attempt: Int
-        let watchdog: any ScheduledWork
+        let started: Date
         let batch: PendingBatch
         /// A reset dropped the queue while this was in flight: its answer only reports it.
         var abandoned = false

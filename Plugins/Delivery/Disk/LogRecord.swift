@@ -37,7 +37,10 @@ enum LogRecord: Equatable {
     /// Appends the record's bytes to `out`, payload written in place.
     func append(to out: inout [UInt8]) {
         let start = out.count
-        out += [UInt8(ascii: "M"), UInt8(ascii: "R"), typeByte, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        out.append(UInt8(ascii: "M"))
+        out.append(UInt8(ascii: "R"))
+        out.append(typeByte)
+        out.append(contentsOf: repeatElement(0, count: Self.headerSize - 3))
         writePayload(into: &out)
         let payloadStart = start + Self.headerSize
         let length = UInt32(out.count - payloadStart)
@@ -54,14 +57,12 @@ enum LogRecord: Equatable {
             payload.reserveCapacity(payload.count + bytes.count + messageId.utf8.count + 20)
             payload.appendInteger(sequence)
             payload.appendInteger(UInt64(bitPattern: timestampMillis))
-            payload.appendInteger(UInt16(clamping: messageId.utf8.count))
-            payload.append(contentsOf: messageId.utf8.prefix(Int(UInt16.max)))
+            Self.appendShortText(messageId, to: &payload)
             payload.append(contentsOf: bytes)
         case .removed(let ranges):
             Self.append(ranges, to: &payload)
         case .batch(let key, let ranges):
-            payload.appendInteger(UInt16(clamping: key.utf8.count))
-            payload.append(contentsOf: key.utf8.prefix(Int(UInt16.max)))
+            Self.appendShortText(key, to: &payload)
             Self.append(ranges, to: &payload)
         }
     }
@@ -100,6 +101,16 @@ enum LogRecord: Equatable {
             }
         }
         return ranges
+    }
+
+    /// Appends `text`'s UTF-8 bytes, at most 65,535 of them, after their count (UInt16).
+    private static func appendShortText(_ text: String, to payload: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            let kept = UnsafeBufferPointer(rebasing: bytes.prefix(Int(UInt16.max)))
+            payload.appendInteger(UInt16(kept.count))
+            payload.append(contentsOf: kept)
+        }
     }
 
     private static func append(_ ranges: [ClosedRange<UInt64>], to payload: inout [UInt8]) {

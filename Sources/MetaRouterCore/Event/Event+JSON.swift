@@ -36,7 +36,8 @@ extension Event {
             first = false
             out.append(UInt8(ascii: "\""))
             name.withUTF8Buffer { out.append(contentsOf: $0) }
-            out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
             write(&out)
         }
         func text(_ name: StaticString, _ value: String?) {
@@ -61,8 +62,16 @@ extension Event {
         text("name", name)
         text("previousId", previousId)
         object("properties", properties)
-        text("sentAt", sentAt.map(Timestamp.string(from:)))
-        text("timestamp", Timestamp.string(from: timestamp))
+        func stamp(_ name: StaticString, _ date: Date?) {
+            guard let date else { return }
+            field(name) {
+                $0.append(UInt8(ascii: "\""))
+                Timestamp.append(date, to: &$0)
+                $0.append(UInt8(ascii: "\""))
+            }
+        }
+        stamp("sentAt", sentAt)
+        stamp("timestamp", timestamp)
         object("traits", traits)
         text("type", type.rawValue)
         text("userId", userId)

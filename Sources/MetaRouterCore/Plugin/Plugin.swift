@@ -122,10 +122,8 @@ extension DestinationPlugin {
     /// Runs the sub-timeline's `before` and `enrichment` plugins, then this destination, then
     /// its `after` plugins. Returns what the destination returned.
     public func process(event: Event) -> Event? {
-        guard let prepared = timeline.run(stages: [.before, .enrichment], event),
-            let delivered = execute(event: prepared)
-        else { return nil }
-        return timeline.run(stages: [.after], delivered)
+        guard let prepared = timeline.runBeforeDestinations(event), let delivered = execute(event: prepared) else { return nil }
+        return timeline.runAfterDestinations(delivered)
     }
 }
 

@@ -2,8 +2,20 @@
 ///
 /// A timeline belongs to its client's executor: it is read and changed only there.
 public final class Timeline {
-    private var stages: [PluginType: [any Plugin]] = [:]
+    private var stages: [PluginType: [any Plugin]] = [:] {
+        didSet { cacheRunOrder() }
+    }
+    /// What an event meets, resolved once per change rather than per event: the `before` and
+    /// `enrichment` plugins in order, each destination-stage plugin (cast once), the `after` ones.
+    private var early: [any Plugin] = []
+    private var destinations: [Destination] = []
+    private var late: [any Plugin] = []
     private weak var analytics: AnalyticsClient?
+
+    private enum Destination {
+        case destination(any DestinationPlugin)
+        case plain(any Plugin)
+    }
 
     /// An empty timeline.
     public init() {}
@@ -65,15 +77,41 @@ public final class Timeline {
     /// destinations or by an `after` plugin.
     @discardableResult
     public func process(_ event: Event) -> Event? {
-        guard let enriched = run(stages: [.before, .enrichment], event) else { return nil }
-        for plugin in stages[.destination] ?? [] {
-            if let destination = plugin as? any DestinationPlugin {
-                _ = destination.process(event: enriched)
-            } else {
-                _ = plugin.execute(event: enriched)
+        guard let enriched = runBeforeDestinations(event) else { return nil }
+        for entry in destinations {
+            switch entry {
+            case .destination(let destination): _ = destination.process(event: enriched)
+            case .plain(let plugin): _ = plugin.execute(event: enriched)
             }
         }
-        return run(stages: [.after], enriched)
+        return runAfterDestinations(enriched)
+    }
+
+    /// Runs `event` through the `before` and `enrichment` plugins, stopping when one drops it.
+    public func runBeforeDestinations(_ event: Event) -> Event? {
+        Self.run(early, event)
+    }
+
+    /// Runs `event` through the `after` plugins, stopping when one drops it.
+    public func runAfterDestinations(_ event: Event) -> Event? {
+        Self.run(late, event)
+    }
+
+    private static func run(_ plugins: [any Plugin], _ event: Event) -> Event? {
+        var current = event
+        for plugin in plugins {
+            guard let next = plugin.execute(event: current) else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    private func cacheRunOrder() {
+        early = (stages[.before] ?? []) + (stages[.enrichment] ?? [])
+        destinations = (stages[.destination] ?? []).map { plugin in
+            (plugin as? any DestinationPlugin).map(Destination.destination) ?? .plain(plugin)
+        }
+        late = stages[.after] ?? []
     }
 
     /// Runs `event` through the plugins of `stageList`, in order, stopping when one drops it.

@@ -5,6 +5,14 @@ import Foundation
 package enum Timestamp {
     /// The text of `date`, truncated to whole milliseconds.
     package static func string(from date: Date) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        append(date, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text of `date` (as ``string(from:)``) to `out`, with no `String` between.
+    package static func append(_ date: Date, to out: inout [UInt8]) {
         let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var days = totalMillis / 86_400_000
         var millisOfDay = totalMillis % 86_400_000
@@ -17,8 +25,6 @@ package enum Timestamp {
         let minute = millisOfDay / 60_000 % 60
         let second = millisOfDay / 1000 % 60
         let millis = millisOfDay % 1000
-        var out = [UInt8]()
-        out.reserveCapacity(24)
         appendDigits(year, width: 4, to: &out)
         out.append(UInt8(ascii: "-"))
         appendDigits(month, width: 2, to: &out)
@@ -33,7 +39,6 @@ package enum Timestamp {
         out.append(UInt8(ascii: "."))
         appendDigits(millis, width: 3, to: &out)
         out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses an ISO-8601 timestamp with or without fractional seconds and with `Z` or a
