@@ -55,7 +55,7 @@ let package = Package(
             name: "MetaRouterPluginTests",
             dependencies: [
                 "MetaRouter", "MetaRouterTesting", "MetaRouterIdentity", "MetaRouterContext",
-                "MetaRouterAdvertisingID", "MetaRouterPrivacy",
+                "MetaRouterAdvertisingID", "MetaRouterPrivacy", "MetaRouterErrors",
             ],
             path: "Tests/MetaRouterPluginTests",
             exclude: ["Fixtures"]

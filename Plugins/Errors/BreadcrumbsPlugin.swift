@@ -14,6 +14,12 @@ public final class BreadcrumbsPlugin: EventPlugin {
     private var ring: [Breadcrumb] = []
     private var next = 0
 
+    /// Where crash capture keeps a copy a crash record can carry; set by ``CrashReportPlugin``'s
+    /// client, it receives the breadcrumbs already kept.
+    public var crashSlots: CrashBreadcrumbSlots? {
+        didSet { for breadcrumb in breadcrumbs { crashSlots?.add(breadcrumb) } }
+    }
+
     /// A ring of `capacity` breadcrumbs (50 by default).
     public init(capacity: Int = 50) {
         self.capacity = max(1, capacity)
@@ -28,6 +34,7 @@ public final class BreadcrumbsPlugin: EventPlugin {
             ring[next] = breadcrumb
         }
         next = (next + 1) % capacity
+        crashSlots?.add(breadcrumb)
     }
 
     /// The breadcrumbs, oldest first.
@@ -41,6 +48,7 @@ public final class BreadcrumbsPlugin: EventPlugin {
         defer {
             ring.removeAll(keepingCapacity: true)
             next = 0
+            crashSlots?.clear()
         }
         return ring.count
     }

@@ -12,10 +12,11 @@ public struct StackFrames: Sendable, Hashable {
     static let maximumFrames = 64
 
     /// Parses `symbols` in the Linux form (`/path/libX.so(symbol+0x1f) [0x…]`) or the Apple form
-    /// (`3   Module   0x000… symbol + 31`), leaving out the SDK's own frames at the top.
-    public init(symbols: [String]) {
+    /// (`3   Module   0x000… symbol + 31`), leaving out the SDK's own frames at the top (the
+    /// capture call) unless told not to (a crash's frames start where it crashed).
+    public init(symbols: [String], droppingOwnFrames: Bool = true) {
         var parsed = symbols.compactMap(Self.frame(from:))
-        while let first = parsed.first, Self.isOwnFrame(first) { parsed.removeFirst() }
+        while droppingOwnFrames, let first = parsed.first, Self.isOwnFrame(first) { parsed.removeFirst() }
         frames = Array(parsed.prefix(Self.maximumFrames))
     }
 

@@ -16,7 +16,15 @@ enum ClientFactory {
             switch self {
             case .inert(let client): return client
             case .ready(let configuration, let plugins, let options):
-                return MetaRouterClient(client: AnalyticsClient(configuration: configuration, plugins: plugins), options: options, configurationError: nil)
+                let instance = MetaRouterClient(
+                    client: AnalyticsClient(configuration: configuration, plugins: plugins), options: options, configurationError: nil)
+                if options.captureCrashes {
+                    // On the calling thread (usually the main one): its alternate signal stack
+                    // is what lets a stack overflow there be reported.
+                    CrashCapture.prepareCurrentThread()
+                    instance.deliverCrashReports()
+                }
+                return instance
             }
         }
     }
@@ -73,6 +81,9 @@ enum ClientFactory {
         if defaults.contains(.context) { plugins.append(ContextPlugin()) }
         plugins.append(BreadcrumbsPlugin(capacity: options.breadcrumbCapacity))
         plugins.append(ErrorCapturePlugin(options: options.errorCapture))
+        if options.captureCrashes {
+            plugins.append(CrashReportPlugin(directory: directory.appendingPathComponent("crash", isDirectory: true), breadcrumbCapacity: options.breadcrumbCapacity))
+        }
         // Servers get no automatic sessions; `startSession()` adds the plugin when asked.
         if defaults.contains(.sessions), options.identityMode == .device, options.sessions.automatic {
             plugins.append(SessionPlugin(options: options.sessions))

@@ -99,6 +99,10 @@ public struct InitOptions: Sendable {
     public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
     /// Breadcrumbs kept for error reports (default 50; see `Docs/ErrorCapture.md`).
     public var breadcrumbCapacity = 50
+    /// Report crashes (off by default): signal handlers, chained to those installed before,
+    /// write a record that the next start sends as an `Application Crashed` event with the
+    /// breadcrumbs of the moment; see `Docs/ErrorCapture.md`.
+    public var captureCrashes = false
     /// Limits and the `beforeSendError` hook of `captureError(_:)`.
     public var errorCapture = ErrorCapturePlugin.Options()
     /// Scrub personal data (email addresses, Luhn-valid card numbers, ``piiScrubbing``'s keys

@@ -15,6 +15,7 @@ import MetaRouter
 //       a server with two instances (two write keys), each with lifecycle tracking and SIGTERM
 //       handling: each queues <count> events without sending them (the second numbers its
 //       events from 1000), prints "ready <count>", and waits for a signal.
+//   crash, report, off: see CrashModes.swift.
 
 struct StandardErrorSink: LogSink {
     func log(level: LogLevel, message: String) {
@@ -44,8 +45,16 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else {
-    say("usage: MetaRouterCrashChild track|drain <directory> <host> [first index]")
+    say("usage: MetaRouterCrashChild track|load|drain|serve|crash|report|off <directory> <host> [argument]")
     exit(2)
+}
+if ["crash", "off"].contains(arguments[1]) {
+    runCrashMode(arguments[1], arguments: arguments)
+    exit(0)
+}
+if arguments[1] == "report" {
+    await reportCrashes(directory: arguments[2], host: arguments[3])
+    exit(0)
 }
 let analytics = makeInstance(directory: arguments[2], host: arguments[3], serving: arguments[1] == "serve")
 

@@ -57,9 +57,17 @@ private final class SwallowingTransport: HTTPTransport, @unchecked Sendable {  /
         await harness.client.settle()
         #expect(await harness.status().flushInFlight)
         #expect(transport.requestCount == 2)
-        // t = 26: given up as a timeout; the retry waits out the first delay (1 s).
+        // By t = 40 (twice the limit after it started, at the latest) it has been given up as
+        // a timeout; the retry waits out the first delay (1 s). Moved a second at a time past
+        // t = 26, so a check the executor ran a moment late still counts.
         harness.clock.advance(by: 10)
         await harness.client.settle()
+        var elapsed = 26
+        while await harness.status().flushInFlight, elapsed < 40 {
+            harness.clock.advance(by: 1)
+            await harness.client.settle()
+            elapsed += 1
+        }
         #expect(await harness.status().flushInFlight == false)
         #expect(harness.stats.retries == 1)
         harness.clock.advance(by: 1.5)

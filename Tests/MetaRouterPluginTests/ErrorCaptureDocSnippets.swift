@@ -15,3 +15,12 @@ import Foundation
         analytics.captureError(error, properties: ["order_id": "A-1001"])   // handled: true
     }
 }
+
+@Sendable private func errorCaptureDocSnippet2() async throws {
+    var options = InitOptions(writeKey: "YOUR_WRITE_KEY", ingestionHost: "https://ingest.example.com")
+    options.captureCrashes = true
+    let analytics = MetaRouter.Analytics.initialize(with: options)
+    analytics.addBreadcrumb(Breadcrumb(category: "lifecycle", message: "started"))
+    // On a thread of your own whose stack overflows you want reported too:
+    CrashCapture.prepareCurrentThread()
+}

@@ -1,0 +1,143 @@
+import Foundation
+import MetaRouterCore
+
+/// The breadcrumbs as a crash record carries them: fixed slots in memory that the handler
+/// copies to the record file as they are. Each breadcrumb is written once, when it is added,
+/// into the slot its number picks (a ring), in binary so the executor pays little for it:
+///
+/// - slot header: the number (UInt64, 0 for empty), the payload's length (UInt16), 2 reserved
+///   bytes, an FNV-1a checksum of the payload (UInt32);
+/// - payload: the time (Int64 ms since 1970), the level (UInt8: debug, info, warning, error),
+///   the category (UInt8 length, bytes), the message (UInt16 length, bytes), then the data as
+///   JSON when there is any. Text is cut and data left out to fit 496 bytes.
+///
+/// A slot torn by a crash in the middle of its update fails its checksum and is skipped.
+/// Confined to the executor; the memory is kept for the process's lifetime (a crash may read
+/// it at any moment) and reused by a later instance.
+public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only on the executor; read by the signal handler as plain bytes
+    static let slotSize = 512
+    static let headerSize = 16
+    static let maximumSlots = 100
+    private static let pool = Locked<[UInt]>([])  // addresses of memory given back
+
+    /// Slots in the ring.
+    public let count: Int
+    let memory: UnsafeMutableRawPointer
+    private var added: UInt64 = 0
+    private var recycled = false
+
+    /// `count` slots (at most 100), all empty.
+    init(count: Int) {
+        self.count = min(max(1, count), Self.maximumSlots)
+        let byteCount = Self.maximumSlots * Self.slotSize
+        memory = Self.pool.withLock { $0.popLast() }.flatMap(UnsafeMutableRawPointer.init(bitPattern:)) ?? UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+    }
+
+    /// Hands the memory to the next instance; the handler must no longer name it.
+    func recycle() {
+        guard !recycled else { return }
+        recycled = true
+        Self.pool.withLock { $0.append(UInt(bitPattern: memory)) }
+    }
+
+    /// Writes `breadcrumb` into the next slot.
+    public func add(_ breadcrumb: Breadcrumb) {
+        guard !recycled else { return }
+        added &+= 1
+        let slot = memory + Int((added - 1) % UInt64(count)) * Self.slotSize
+        // Marked empty first: a crash halfway through leaves a slot that is skipped, not misread.
+        slot.storeBytes(of: UInt64(0), as: UInt64.self)
+        let payload = UnsafeMutableRawBufferPointer(start: slot + Self.headerSize, count: Self.slotSize - Self.headerSize)
+        let length = Self.encode(breadcrumb, into: payload)
+        slot.storeBytes(of: UInt16(length), toByteOffset: 8, as: UInt16.self)
+        slot.storeBytes(of: Self.checksum(UnsafeRawBufferPointer(rebasing: payload[..<length])), toByteOffset: 12, as: UInt32.self)
+        slot.storeBytes(of: added, as: UInt64.self)
+    }
+
+    /// Writes the payload; returns its length.
+    private static func encode(_ breadcrumb: Breadcrumb, into out: UnsafeMutableRawBufferPointer) -> Int {
+        out.storeBytes(of: Timestamp.epochMillis(breadcrumb.timestamp), as: Int64.self)
+        out[8] = levels.firstIndex(of: breadcrumb.level).map(UInt8.init) ?? 1
+        var position = 9
+        func text(_ value: String, lengthBytes: Int, limit: Int) {
+            var value = value
+            value.withUTF8 { bytes in
+                let kept = min(bytes.count, limit, out.count - position - lengthBytes)
+                if lengthBytes == 1 { out[position] = UInt8(kept) } else { out.storeBytes(of: UInt16(kept), toByteOffset: position, as: UInt16.self) }
+                position += lengthBytes
+                UnsafeMutableRawBufferPointer(rebasing: out[position..<(position + kept)]).copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<kept])))
+                position += kept
+            }
+        }
+        text(breadcrumb.category, lengthBytes: 1, limit: 64)
+        text(breadcrumb.message, lengthBytes: 2, limit: out.count - position - 2)
+        if let data = breadcrumb.data {
+            let json = JSONWriter.bytes(.object(data))
+            if json.count <= out.count - position {
+                UnsafeMutableRawBufferPointer(rebasing: out[position..<(position + json.count)]).copyBytes(from: json)
+                position += json.count
+            }
+        }
+        return position
+    }
+
+    private static let levels: [Breadcrumb.Level] = [.debug, .info, .warning, .error]
+
+    /// Empties every slot (a reset).
+    public func clear() {
+        guard !recycled else { return }
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: count * Self.slotSize)
+    }
+
+    /// The breadcrumbs in a record's slot bytes, oldest first; torn or malformed slots skipped.
+    static func decode(_ bytes: ArraySlice<UInt8>, count: Int, slotSize: Int) -> [Breadcrumb] {
+        guard slotSize > headerSize, slotSize <= 65_536, count >= 0, count <= maximumSlots else { return [] }
+        var found: [(UInt64, Breadcrumb)] = []
+        for index in 0..<count {
+            let start = bytes.startIndex + index * slotSize
+            guard start + slotSize <= bytes.endIndex else { break }
+            let slot = Array(bytes[start..<(start + slotSize)])
+            slot.withUnsafeBytes { raw in
+                let number = raw.loadUnaligned(as: UInt64.self)
+                let length = Int(raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+                guard number > 0, length <= slotSize - headerSize else { return }
+                let payload = UnsafeRawBufferPointer(rebasing: raw[headerSize..<(headerSize + length)])
+                guard checksum(payload) == raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self), let breadcrumb = decodePayload(payload) else { return }
+                found.append((number, breadcrumb))
+            }
+        }
+        return found.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    private static func decodePayload(_ payload: UnsafeRawBufferPointer) -> Breadcrumb? {
+        guard payload.count >= 10, Int(payload[8]) < levels.count else { return nil }
+        let millis = payload.loadUnaligned(as: Int64.self)
+        var position = 9
+        func text(lengthBytes: Int) -> String? {
+            guard position + lengthBytes <= payload.count else { return nil }
+            let length = lengthBytes == 1 ? Int(payload[position]) : Int(payload.loadUnaligned(fromByteOffset: position, as: UInt16.self))
+            position += lengthBytes
+            guard position + length <= payload.count else { return nil }
+            defer { position += length }
+            return String(decoding: payload[position..<(position + length)], as: UTF8.self)
+        }
+        guard let category = text(lengthBytes: 1), let message = text(lengthBytes: 2) else { return nil }
+        var data: [String: JSON]?
+        if position < payload.count {
+            data = (try? JSONParser.parse(Array(payload[position...])))?.objectValue
+        }
+        return Breadcrumb(
+            category: category, message: message, level: levels[Int(payload[8])], data: data,
+            timestamp: Date(timeIntervalSince1970: Double(millis) / 1000))
+    }
+
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var hash: UInt32 = 0x811c_9dc5
+        for byte in bytes {
+            hash ^= UInt32(byte)
+            hash = hash &* 0x0100_0193
+        }
+        return hash
+    }
+}
