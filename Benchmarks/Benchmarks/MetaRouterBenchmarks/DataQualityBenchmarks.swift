@@ -33,8 +33,16 @@ func registerDataQualityBenchmarks() {
 
     // Breadcrumbs on the executor: `addBreadcrumb`'s work, and the automatic breadcrumb a
     // track leaves (the plugin's hook), each into a full ring of 50.
-    Benchmark("breadcrumbs: add one, and the one a track leaves", configuration: .init(scalingFactor: .mega, maxIterations: 20)) { benchmark in
+    // The same with crash capture on: each breadcrumb is also written, in binary, into the
+    // slots a crash record carries (the custom one's data as JSON).
+    for crashCapture in [false, true] {
+    Benchmark(
+        "breadcrumbs: add one, and the one a track leaves\(crashCapture ? ", crash capture on" : "")",
+        configuration: .init(scalingFactor: .mega, maxIterations: 20)
+    ) { benchmark in
         let plugin = BreadcrumbsPlugin(capacity: 50)
+        let crashes = CrashReportPlugin(directory: benchDirectory())
+        if crashCapture { plugin.crashSlots = crashes.slots }
         let crumb = Breadcrumb(category: "navigation", message: "checkout", data: ["step": 2])
         let event = sampleEvent()
         benchmark.startMeasurement()
@@ -42,5 +50,6 @@ func registerDataQualityBenchmarks() {
             if index & 1 == 0 { plugin.add(crumb) } else { blackHole(plugin.track(event: event)) }
         }
         benchmark.stopMeasurement()
+    }
     }
 }

@@ -6,7 +6,7 @@ import MetaRouterCore
 /// into the slot its number picks (a ring), in binary so the executor pays little for it:
 ///
 /// - slot header: the number (UInt64, 0 for empty), the payload's length (UInt16), 2 reserved
-///   bytes, an FNV-1a checksum of the payload (UInt32);
+///   bytes, an checksum of the payload (UInt32, see ``checksum(_:)``);
 /// - payload: the time (Int64 ms since 1970), the level (UInt8: debug, info, warning, error),
 ///   the category (UInt8 length, bytes), the message (UInt16 length, bytes), then the data as
 ///   JSON when there is any. Text is cut and data left out to fit 496 bytes.
@@ -25,6 +25,8 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
     let memory: UnsafeMutableRawPointer
     private var added: UInt64 = 0
     private var recycled = false
+    /// Reused for each breadcrumb's data, so that adding one allocates nothing.
+    private var dataScratch: [UInt8] = []
 
     /// `count` slots (at most 100), all empty.
     init(count: Int) {
@@ -49,16 +51,24 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
         // Marked empty first: a crash halfway through leaves a slot that is skipped, not misread.
         slot.storeBytes(of: UInt64(0), as: UInt64.self)
         let payload = UnsafeMutableRawBufferPointer(start: slot + Self.headerSize, count: Self.slotSize - Self.headerSize)
-        let length = Self.encode(breadcrumb, into: payload)
+        var scratch = dataScratch
+        dataScratch = []
+        let length = Self.encode(breadcrumb, into: payload, scratch: &scratch)
+        dataScratch = scratch
         slot.storeBytes(of: UInt16(length), toByteOffset: 8, as: UInt16.self)
         slot.storeBytes(of: Self.checksum(UnsafeRawBufferPointer(rebasing: payload[..<length])), toByteOffset: 12, as: UInt32.self)
         slot.storeBytes(of: added, as: UInt64.self)
     }
 
     /// Writes the payload; returns its length.
-    private static func encode(_ breadcrumb: Breadcrumb, into out: UnsafeMutableRawBufferPointer) -> Int {
+    private static func encode(_ breadcrumb: Breadcrumb, into out: UnsafeMutableRawBufferPointer, scratch: inout [UInt8]) -> Int {
         out.storeBytes(of: Timestamp.epochMillis(breadcrumb.timestamp), as: Int64.self)
-        out[8] = levels.firstIndex(of: breadcrumb.level).map(UInt8.init) ?? 1
+        switch breadcrumb.level {
+        case .debug: out[8] = 0
+        case .info: out[8] = 1
+        case .warning: out[8] = 2
+        case .error: out[8] = 3
+        }
         var position = 9
         func text(_ value: String, lengthBytes: Int, limit: Int) {
             var value = value
@@ -73,10 +83,11 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
         text(breadcrumb.category, lengthBytes: 1, limit: 64)
         text(breadcrumb.message, lengthBytes: 2, limit: out.count - position - 2)
         if let data = breadcrumb.data {
-            let json = JSONWriter.bytes(.object(data))
-            if json.count <= out.count - position {
-                UnsafeMutableRawBufferPointer(rebasing: out[position..<(position + json.count)]).copyBytes(from: json)
-                position += json.count
+            scratch.removeAll(keepingCapacity: true)
+            JSONWriter.writeObject(data, into: &scratch)
+            if scratch.count <= out.count - position {
+                UnsafeMutableRawBufferPointer(rebasing: out[position..<(position + scratch.count)]).copyBytes(from: scratch)
+                position += scratch.count
             }
         }
         return position
@@ -132,12 +143,18 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
             timestamp: Date(timeIntervalSince1970: Double(millis) / 1000))
     }
 
+    /// FNV-1a over 8-byte words (then the remaining bytes), folded to 32 bits.
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var hash: UInt32 = 0x811c_9dc5
-        for byte in bytes {
-            hash ^= UInt32(byte)
-            hash = hash &* 0x0100_0193
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01b3
+            offset += 8
         }
-        return hash
+        while offset < bytes.count {
+            hash = (hash ^ UInt64(bytes[offset])) &* 0x100_0000_01b3
+            offset += 1
+        }
+        return UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
     }
 }
