@@ -10,17 +10,17 @@ enum DyldImages {
         var images: [LoadedImage] = []
         for index in 0..<_dyld_image_count() {
             guard let header = _dyld_get_image_header(index), let name = _dyld_get_image_name(index),
-                header.pointee.magic == MH_MAGIC_64
+                header.pointee.magic == UInt32(MH_MAGIC_64)
             else { continue }
             let slide = _dyld_get_image_vmaddr_slide(index)
             var command = UnsafeRawPointer(header).advanced(by: MemoryLayout<mach_header_64>.size)
             for _ in 0..<header.pointee.ncmds {
                 let load = command.load(as: load_command.self)
-                if load.cmd == LC_SEGMENT_64 {
+                if load.cmd == UInt32(LC_SEGMENT_64) {
                     let segment = command.load(as: segment_command_64.self)
                     let isText = withUnsafeBytes(of: segment.segname) { $0.starts(with: Array("__TEXT".utf8) + [0]) }
                     if isText, segment.vmsize > 0 {
-                        let start = UInt(bitPattern: Int(segment.vmaddr) &+ slide)
+                        let start = UInt(segment.vmaddr) &+ UInt(bitPattern: slide)
                         images.append(LoadedImage(
                             start: start, end: start &+ UInt(segment.vmsize), fileOffset: segment.vmaddr, inode: 0,
                             path: String(cString: name)))
