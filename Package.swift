@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "MetaRouterTransforms", targets: ["MetaRouterTransforms"]),
         .library(name: "MetaRouterPrivacy", targets: ["MetaRouterPrivacy"]),
         .library(name: "MetaRouterErrors", targets: ["MetaRouterErrors"]),
+        .library(name: "MetaRouterSignals", targets: ["MetaRouterSignals"]),
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
     ],
     targets: [
@@ -31,12 +32,13 @@ let package = Package(
         .target(name: "MetaRouterTransforms", dependencies: ["MetaRouterCore"], path: "Plugins/Transforms"),
         .target(name: "MetaRouterPrivacy", dependencies: ["MetaRouterCore"], path: "Plugins/Privacy"),
         .target(name: "MetaRouterErrors", dependencies: ["MetaRouterCore"], path: "Plugins/Errors"),
+        .target(name: "MetaRouterSignals", dependencies: ["MetaRouterCore"], path: "Plugins/Signals"),
         .target(
             name: "MetaRouter",
             dependencies: [
                 "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
                 "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle", "MetaRouterTransforms",
-                "MetaRouterPrivacy", "MetaRouterErrors",
+                "MetaRouterPrivacy", "MetaRouterErrors", "MetaRouterSignals",
             ],
             path: "Sources/MetaRouter"
         ),

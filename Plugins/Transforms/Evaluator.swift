@@ -95,7 +95,7 @@ enum Evaluator {
         }
     }
 
-    private static func compare(_ comparison: ComparisonOperator, _ lhs: JSON, _ rhs: JSON) -> Bool {
+    static func compare(_ comparison: ComparisonOperator, _ lhs: JSON, _ rhs: JSON) -> Bool {
         switch comparison {
         case .equal: return Functions.equal(lhs, rhs)
         case .notEqual: return !Functions.equal(lhs, rhs)

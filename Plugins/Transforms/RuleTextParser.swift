@@ -55,7 +55,7 @@ public enum RuleTextParser {
         return RuleSet(name: name, version: version, failurePolicy: policy, rules: rules)
     }
 
-    private static func isEnd(_ cursor: ExpressionParser) -> Bool {
+    static func isEnd(_ cursor: ExpressionParser) -> Bool {
         if case .end = cursor.current.kind { return true }
         return false
     }
@@ -148,19 +148,19 @@ public enum RuleTextParser {
         }
     }
 
-    private static func path(_ cursor: inout ExpressionParser) throws(RuleParseError) -> [String] {
+    static func path(_ cursor: inout ExpressionParser) throws(RuleParseError) -> [String] {
         guard case .word(let word, _) = cursor.current.kind else { throw cursor.error("expected a field path, found \(cursor.current.text)") }
         cursor.advance()
         return word == "$" ? [] : FieldPath.split(word)
     }
 
-    private static func string(_ cursor: inout ExpressionParser, _ what: String) throws(RuleParseError) -> String {
+    static func string(_ cursor: inout ExpressionParser, _ what: String) throws(RuleParseError) -> String {
         guard case .string(let text) = cursor.current.kind else { throw cursor.error("expected \(what) in quotes, found \(cursor.current.text)") }
         cursor.advance()
         return text
     }
 
-    private static func expect(_ cursor: inout ExpressionParser, _ symbol: String) throws(RuleParseError) {
+    static func expect(_ cursor: inout ExpressionParser, _ symbol: String) throws(RuleParseError) {
         guard cursor.current.isSymbol(symbol) else { throw cursor.error("expected \"\(symbol)\", found \(cursor.current.text)") }
         cursor.advance()
     }

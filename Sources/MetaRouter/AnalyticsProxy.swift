@@ -164,6 +164,8 @@ public final class AnalyticsProxy: AnalyticsInterface {
     }
     /// Adds a breadcrumb once a client is bound, in call order.
     public func addBreadcrumb(_ breadcrumb: Breadcrumb) { forward { $0.addBreadcrumb(breadcrumb) } }
+    /// Emits a signal once a client is bound, in call order.
+    public func emit(_ signal: SignalContent) { forward { $0.emit(signal) } }
     /// Starts a session once a client is bound, in call order.
     public func startSession() { forward { $0.startSession() } }
     /// Ends the session once a client is bound, in call order.

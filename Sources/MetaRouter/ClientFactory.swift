@@ -89,6 +89,9 @@ enum ClientFactory {
             plugins.append(SessionPlugin(options: options.sessions))
         }
         if defaults.contains(.advertisingId) { plugins.append(AdvertisingIDPlugin()) }
+        if let signals = options.signals {
+            plugins.append(SignalsPlugin(configuration: signals) { $0.find(IdentityPlugin.self)?.anonymousId })
+        }
         if defaults.contains(.delivery) {
             var delivery = MetaRouterDestination.Options(ingestionHost: host)
             delivery.flushIntervalSeconds = TimeInterval(options.flushIntervalSeconds)

@@ -6,4 +6,5 @@
 @_exported import MetaRouterIdentity
 @_exported import MetaRouterLifecycle
 @_exported import MetaRouterPrivacy
+@_exported import MetaRouterSignals
 @_exported import MetaRouterTransforms

@@ -99,6 +99,9 @@ public struct InitOptions: Sendable {
     public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
     /// Breadcrumbs kept for error reports (default 50; see `Docs/ErrorCapture.md`).
     public var breadcrumbCapacity = 50
+    /// Signals (off when `nil`): the buffer, broadcasters, instrumentation and event generators
+    /// that `emit(_:)` feeds; see `Docs/Signals.md`.
+    public var signals: SignalsPlugin.Configuration?
     /// Report crashes (off by default): signal handlers, chained to those installed before,
     /// write a record that the next start sends as an `Application Crashed` event with the
     /// breadcrumbs of the moment; see `Docs/ErrorCapture.md`.

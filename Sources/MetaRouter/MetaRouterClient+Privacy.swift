@@ -14,14 +14,17 @@ public struct ForgetReport: Sendable, Hashable {
     public var superProperties: Bool
     /// Breadcrumbs removed.
     public var breadcrumbs: Int
+    /// Signals removed from the buffer.
+    public var signals: Int
 
     /// A report.
-    public init(queuedEvents: Int, identity: Bool, consent: Bool, superProperties: Bool, breadcrumbs: Int = 0) {
+    public init(queuedEvents: Int, identity: Bool, consent: Bool, superProperties: Bool, breadcrumbs: Int = 0, signals: Int = 0) {
         self.queuedEvents = queuedEvents
         self.identity = identity
         self.consent = consent
         self.superProperties = superProperties
         self.breadcrumbs = breadcrumbs
+        self.signals = signals
     }
 }
 
@@ -104,13 +107,15 @@ extension MetaRouterClient {
             let consent = timeline.find(ConsentPlugin.self)?.forget() ?? false
             let superProperties = timeline.find(SuperPropertiesPlugin.self)?.clear() ?? false
             let breadcrumbs = timeline.find(BreadcrumbsPlugin.self)?.clear() ?? 0
+            let signals = timeline.find(SignalsPlugin.self)?.clear() ?? 0
             return ForgetReport(
-                queuedEvents: queued, identity: hadIdentity, consent: consent, superProperties: superProperties, breadcrumbs: breadcrumbs)
+                queuedEvents: queued, identity: hadIdentity, consent: consent, superProperties: superProperties, breadcrumbs: breadcrumbs,
+                signals: signals)
         }
         await client.resetAndWait()
         client.logger.info(
             "sdk.forgotten: \(report.queuedEvents) queued event(s), identity \(report.identity ? "removed" : "none stored"), "
-                + "consent \(report.consent ? "removed" : "none stored"), super properties \(report.superProperties ? "removed" : "none"), \(report.breadcrumbs) breadcrumb(s)")
+                + "consent \(report.consent ? "removed" : "none stored"), super properties \(report.superProperties ? "removed" : "none"), \(report.breadcrumbs) breadcrumb(s), \(report.signals) signal(s)")
         return report
     }
 }

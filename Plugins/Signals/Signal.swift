@@ -1,0 +1,103 @@
+import Foundation
+import MetaRouterCore
+
+/// The kinds of signal, as the Analytics Live seed names them.
+public enum SignalType: String, Sendable, Hashable, CaseIterable {
+    case navigation, interaction, network, localData, instrumentation, userDefined
+}
+
+/// A navigation signal's action.
+public enum NavigationAction: String, Sendable, Hashable {
+    case forward, backward, modal, entering, leaving, page, popup
+}
+
+/// A network signal's action.
+public enum NetworkAction: String, Sendable, Hashable {
+    case request, response
+}
+
+/// A local-data signal's action.
+public enum LocalDataAction: String, Sendable, Hashable {
+    case loaded, updated, saved, deleted, undefined
+}
+
+/// What the app emits; the instance adds the anonymousId, the time and the index.
+public enum SignalContent: Sendable, Hashable {
+    /// A screen was entered, left, presented…: `{action, screen}`.
+    case navigation(NavigationAction, screen: String)
+    /// A component was used: `{component, title?, data?}`.
+    case interaction(component: String, title: String? = nil, data: [String: JSON]? = nil)
+    /// A request went out or its response came back: `{action, url, statusCode?, data?}`.
+    case network(NetworkAction, url: String, statusCode: Int? = nil, data: JSON? = nil)
+    /// Local data was loaded, saved…: `{action, identifier, data?}`.
+    case localData(LocalDataAction, identifier: String, data: JSON? = nil)
+    /// Anything of the app's own: its data as given.
+    case userDefined([String: JSON])
+
+    /// The signal's type.
+    public var type: SignalType {
+        switch self {
+        case .navigation: return .navigation
+        case .interaction: return .interaction
+        case .network: return .network
+        case .localData: return .localData
+        case .userDefined: return .userDefined
+        }
+    }
+
+    /// The signal's `data` object.
+    public var data: [String: JSON] {
+        switch self {
+        case .navigation(let action, let screen):
+            return ["action": .string(action.rawValue), "screen": .string(screen)]
+        case .interaction(let component, let title, let data):
+            var object: [String: JSON] = ["component": .string(component)]
+            if let title { object["title"] = .string(title) }
+            if let data { object["data"] = .object(data) }
+            return object
+        case .network(let action, let url, let statusCode, let data):
+            var object: [String: JSON] = ["action": .string(action.rawValue), "url": .string(url)]
+            if let statusCode { object["statusCode"] = .int(Int64(statusCode)) }
+            if let data { object["data"] = data }
+            return object
+        case .localData(let action, let identifier, let data):
+            var object: [String: JSON] = ["action": .string(action.rawValue), "identifier": .string(identifier)]
+            if let data { object["data"] = data }
+            return object
+        case .userDefined(let data):
+            return data
+        }
+    }
+}
+
+/// One breadcrumb of app activity, as the buffer keeps it and broadcasters receive it.
+public struct Signal: Sendable, Hashable {
+    /// The instance's anonymousId when the signal was added.
+    public var anonymousId: String
+    /// When it was emitted.
+    public var timestamp: Date
+    /// Sequential per instance, from 0.
+    public var index: Int
+    /// Its kind.
+    public var type: SignalType
+    /// Its data (see ``SignalContent``; an instrumentation signal's is `{type, rawEvent}`).
+    public var data: [String: JSON]
+
+    /// Creates a signal.
+    public init(anonymousId: String, timestamp: Date, index: Int, type: SignalType, data: [String: JSON]) {
+        self.anonymousId = anonymousId
+        self.timestamp = timestamp
+        self.index = index
+        self.type = type
+        self.data = data
+    }
+
+    /// `{anonymousId, timestamp (ISO 8601 with milliseconds), index, type, data}`: what generator
+    /// rules read and the webhook broadcaster sends.
+    public var json: JSON {
+        .object([
+            "anonymousId": .string(anonymousId), "timestamp": .string(Timestamp.string(from: timestamp)),
+            "index": .int(Int64(index)), "type": .string(type.rawValue), "data": .object(data),
+        ])
+    }
+}

@@ -1,0 +1,31 @@
+import MetaRouterCore
+
+/// Receives signals as they are added, and in groups when they are relayed (every
+/// `relayCount` signals or `relayInterval` seconds). Called on the executor: return quickly, and
+/// hand slow work (a network request) to a transport that answers later.
+public protocol SignalBroadcaster: AnyObject, Sendable {
+    /// A signal was added to the buffer.
+    func added(_ signal: Signal)
+    /// The signals added since the last relay, oldest first.
+    func relay(_ signals: [Signal])
+}
+
+extension SignalBroadcaster {
+    /// Does nothing.
+    public func added(_ signal: Signal) {}
+    /// Does nothing.
+    public func relay(_ signals: [Signal]) {}
+}
+
+/// Logs each signal at debug level (`sdk.signal: …`), as the seed's `DebugBroadcaster` prints them.
+public final class DebugSignalBroadcaster: SignalBroadcaster {
+    private let logger: AnalyticsLogger
+
+    /// Logs to `logger` (the instance's, for example).
+    public init(logger: AnalyticsLogger) { self.logger = logger }
+
+    /// Logs the signal's JSON.
+    public func added(_ signal: Signal) {
+        logger.debug("sdk.signal: \(JSONWriter.string(signal.json))")
+    }
+}

@@ -1,0 +1,55 @@
+import MetaRouterCore
+
+/// The last signals, in a ring kept in memory only (never on disk). Confined to the executor.
+public final class SignalBuffer {
+    /// Signals kept at most.
+    public let capacity: Int
+    private var ring: [Signal] = []
+    private var next = 0
+
+    /// A ring of `capacity` signals (at least 1).
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Adds `signal`, dropping the oldest when full.
+    func append(_ signal: Signal) {
+        if ring.count < capacity {
+            ring.append(signal)
+        } else {
+            ring[next] = signal
+        }
+        next = (next + 1) % capacity
+    }
+
+    /// Signals kept now.
+    public var count: Int { ring.count }
+
+    /// The signals, oldest first.
+    public var signals: [Signal] {
+        ring.count < capacity ? ring : Array(ring[next...] + ring[..<next])
+    }
+
+    /// The most recent signal of `type` older than `signal` (by index) for which `predicate`
+    /// holds: the seed's `signals.find(signal, type, predicate)`.
+    public func find(before signal: Signal? = nil, type: SignalType, where predicate: (Signal) -> Bool = { _ in true }) -> Signal? {
+        var offset = 1
+        while offset <= ring.count {
+            let candidate = ring[(next - offset + ring.count) % ring.count]
+            offset += 1
+            if let signal, candidate.index >= signal.index { continue }
+            if candidate.type == type, predicate(candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Empties the buffer; returns how many signals it held.
+    @discardableResult
+    func clear() -> Int {
+        defer {
+            ring.removeAll(keepingCapacity: true)
+            next = 0
+        }
+        return ring.count
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// POSTs each relay of signals, as `{"signals": [{anonymousId, timestamp, index, type, data}, …]}`,
+/// to a URL through an ``HTTPTransport`` (the SDK's own by default), as the seed's
+/// `WebhookBroadcaster` does. Signals are diagnostics, not events: an answer other than 2xx is
+/// counted and the relay is not sent again.
+public final class WebhookSignalBroadcaster: SignalBroadcaster {
+    /// Where relays go.
+    public let url: URL
+    private let transport: any HTTPTransport
+    private let headers: [String: String]
+    private let outcomes = Locked((sent: 0, failed: 0))
+
+    /// Relays to `url` with `headers` (e.g. an authorization header) through `transport`.
+    public init(url: URL, headers: [String: String] = [:], transport: any HTTPTransport = HTTPTransports.standard(timeout: 15)) {
+        self.url = url
+        self.headers = headers.merging(["Content-Type": "application/json"]) { mine, _ in mine }
+        self.transport = transport
+    }
+
+    /// Relays answered 2xx, and the others.
+    public var results: (sent: Int, failed: Int) { outcomes.current }
+
+    /// Sends the relay.
+    public func relay(_ signals: [Signal]) {
+        let body = JSONWriter.bytes(.object(["signals": .array(signals.map(\.json))]))
+        let request = TransportRequest(url: url, headers: headers, body: Data(body), timeout: 15)
+        transport.send(request) { [outcomes] result in
+            let delivered = (try? result.get()).map { (200..<300).contains($0.status) } ?? false
+            outcomes.withLock { delivered ? ($0.sent += 1) : ($0.failed += 1) }
+        }
+    }
+}

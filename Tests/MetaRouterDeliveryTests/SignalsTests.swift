@@ -1,0 +1,161 @@
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+/// Signals end to end: emitted signals go into the buffer in call order, generators (in Swift
+/// and in the rule language) turn them into events that travel the whole pipeline to the
+/// collector, instrumentation never feeds itself, broadcasters relay, reset and forget clear.
+@Suite struct SignalsTests {
+    private struct Instance {
+        let analytics: MetaRouterClient
+        let collector: Collector
+        let directory: TemporaryDirectory
+
+        func stop() async {
+            await analytics.shutdown()
+            collector.stop()
+            directory.remove()
+        }
+
+        /// What reached the collector once the generators' events (queued behind the calls
+        /// already made when their signal ran) were sent.
+        func delivered() async throws -> [JSON] {
+            await analytics.client.settle()
+            await analytics.flushAndWait()
+            return try await collector.acceptedEvents()
+        }
+
+        /// The signals plugin's buffer as the executor sees it.
+        func signals() async -> [Signal] {
+            await withCheckedContinuation { continuation in
+                analytics.client.perform { timeline in continuation.resume(returning: timeline.find(SignalsPlugin.self)?.buffer.signals ?? []) }
+            }
+        }
+    }
+
+    private func start(_ signals: SignalsPlugin.Configuration) throws -> Instance {
+        let collector = try Collector()
+        let directory = try TemporaryDirectory()
+        var options = InitOptions(writeKey: "signals-\(UUID())", ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
+        options.storageDirectory = directory.url
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = RecordingLogSink()
+        options.signals = signals
+        return Instance(analytics: MetaRouter.Analytics.instance(for: options), collector: collector, directory: directory)
+    }
+
+    static let addToCart = """
+        generator "Add To Cart" {
+            on interaction when data.title = "Add To Cart"
+            find product: network where data.action = "response" and contains(data.url, "product")
+            track "Add To Cart"
+            set properties.price = product.data.data.content.price
+            set properties.currency = product.data.data.content.currency ?? "USD"
+            set properties.productId = product.data.data.content.id
+            set properties.button = signal.data.title
+        }
+        """
+
+    @Test func theSeedsAddToCartJoinsATapWithTheLastProductResponse() async throws {
+        let instance = try start(SignalsPlugin.Configuration(generators: [try SignalGenerator.rules(Self.addToCart)]))
+        let analytics = instance.analytics
+        analytics.emit(.network(.response, url: "https://shop.example/products/1", statusCode: 200, data: ["content": ["price": 10, "currency": "EUR", "id": "p1"]]))
+        analytics.emit(.network(.response, url: "https://shop.example/products/2", statusCode: 200, data: ["content": ["price": 20, "id": "p2"]]))
+        analytics.emit(.network(.response, url: "https://shop.example/cart", statusCode: 200, data: ["content": ["price": 99]]))
+        analytics.emit(.interaction(component: "button", title: "Add To Wishlist"))
+        analytics.emit(.interaction(component: "button", title: "Add To Cart"))
+        let events = try await instance.delivered()
+        try #require(events.count == 1)
+        #expect(events[0]["event"] == "Add To Cart")
+        #expect(events[0]["properties"] == ["price": 20, "currency": "USD", "productId": "p2", "button": "Add To Cart"])
+        // A generated event is an event like any other: identity and context were added.
+        #expect(events[0]["anonymousId"]?.stringValue?.isEmpty == false)
+        #expect(events[0]["context"]?["library"] != nil)
+        await instance.stop()
+    }
+
+    @Test func aSwiftGeneratorLooksBackAndTheBufferWraps() async throws {
+        let screens = SignalGenerator(name: "screens") { signal, buffer in
+            guard signal.type == .navigation, signal.data["action"] == "entering", let screen = signal.data["screen"]?.stringValue else { return [] }
+            let previous = buffer.find(before: signal, type: .navigation) { $0.data["action"] == "entering" }
+            return [Event(type: .screen, name: screen, properties: ["from": previous?.data["screen"] ?? .null])]
+        }
+        var configuration = SignalsPlugin.Configuration(generators: [screens])
+        configuration.maximumBufferSize = 5
+        let instance = try start(configuration)
+        for screen in ["Home", "List", "Detail"] {
+            instance.analytics.emit(.navigation(.entering, screen: screen))
+            instance.analytics.emit(.navigation(.leaving, screen: screen))
+        }
+        for index in 0..<6 { instance.analytics.emit(.localData(.loaded, identifier: "item-\(index)")) }
+        let events = try await instance.delivered()
+        #expect(events.map { $0["name"]?.stringValue ?? "" } == ["Home", "List", "Detail"])
+        #expect(events.map { $0["properties"]?["from"] ?? .null } == [.null, "Home", "List"])
+        let kept = await instance.signals()
+        #expect(kept.map(\.index) == Array(7...11))
+        #expect(kept.allSatisfy { $0.type == .localData })
+        await instance.stop()
+    }
+
+    @Test func signalsKeepTheirPlaceAmongTheCallsAndResetAndForgetClearThem() async throws {
+        var configuration = SignalsPlugin.Configuration()
+        configuration.instrumentation = true
+        let instance = try start(configuration)
+        let analytics = instance.analytics
+        analytics.track("First")
+        analytics.emit(.interaction(component: "button", title: "Buy"))
+        analytics.emit(userDefined: ["cart": 3])
+        analytics.track("Second")
+        let signals = await instance.signals()
+        #expect(signals.map(\.type) == [.instrumentation, .interaction, .userDefined, .instrumentation])
+        #expect(signals.map(\.index) == [0, 1, 2, 3])
+        #expect(signals[0].data["rawEvent"]?["event"] == "First" && signals[3].data["rawEvent"]?["event"] == "Second")
+        #expect(signals[2].data == ["cart": 3])
+        #expect(signals.allSatisfy { !$0.anonymousId.isEmpty })
+        #expect(signals[1].json["timestamp"]?.stringValue?.count == 24)
+        await analytics.client.resetAndWait()
+        #expect(await instance.signals().isEmpty)
+        analytics.emit(.interaction(component: "button"))
+        #expect(await analytics.forget().signals == 1)
+        await instance.stop()
+    }
+
+    @Test func aGeneratorNeverFeedsItself() async throws {
+        // Echoes every instrumentation signal as an event: without the guard, each echo would
+        // make another instrumentation signal, and another echo, for ever.
+        let echo = SignalGenerator(name: "echo") { signal, _ in
+            guard signal.type == .instrumentation else { return [] }
+            return [Event(type: .track, event: "Echo", properties: ["of": signal.data["rawEvent"]?["event"] ?? .null])]
+        }
+        var configuration = SignalsPlugin.Configuration(generators: [echo])
+        configuration.instrumentation = true
+        let instance = try start(configuration)
+        instance.analytics.track("Original")
+        let events = try await instance.delivered()
+        #expect(events.map { $0["event"]?.stringValue ?? "" } == ["Original", "Echo"])
+        #expect(events.last?["properties"]?["of"] == "Original")
+        // The echo's own instrumentation signal is kept, not acted on.
+        let kept = await instance.signals()
+        #expect(kept.count == 2, "\(kept)")
+        await instance.stop()
+    }
+
+    @Test func theWebhookBroadcasterRelaysEveryRelayCountSignals() async throws {
+        let receiver = try Collector()
+        defer { receiver.stop() }
+        let webhook = WebhookSignalBroadcaster(url: receiver.baseURL.appendingPathComponent("signals"))
+        var configuration = SignalsPlugin.Configuration(broadcasters: [webhook])
+        configuration.relayCount = 3
+        let instance = try start(configuration)
+        for index in 0..<7 { instance.analytics.emit(.userDefined(["n": .int(Int64(index))])) }
+        let requests = try await receiver.waitFor { $0.count >= 2 }
+        let relayed = requests.map { request in request.body?["signals"]?.arrayValue?.compactMap { $0["data"]?["n"]?.int64Value } ?? [] }
+        #expect(relayed == [[0, 1, 2], [3, 4, 5]])
+        #expect(requests.allSatisfy { $0.path.hasSuffix("/signals") })
+        // Shutting down relays what is left.
+        await instance.stop()
+        let all = try await receiver.waitFor { $0.count >= 3 }
+        #expect(all.last?.body?["signals"]?.arrayValue?.count == 1)
+    }
+}
