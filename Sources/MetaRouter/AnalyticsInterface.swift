@@ -38,6 +38,8 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func captureError(_ error: any Error, handled: Bool, properties: [String: Any]?)
     /// Adds a breadcrumb to the trail error reports carry.
     func addBreadcrumb(_ breadcrumb: Breadcrumb)
+    /// Adds a signal to the buffer (with `InitOptions.signals` set), in call order.
+    func emit(_ signal: SignalContent)
     /// Starts a new session.
     func startSession()
     /// Ends the session.

@@ -203,6 +203,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     registerDataQualityBenchmarks()
+    registerSignalsBenchmarks()
 
     // Opening a log that holds 10k undelivered events (read, verify, index).
     Benchmark("disk log recovery, 10k events", configuration: .init(maxIterations: 20)) { benchmark in
