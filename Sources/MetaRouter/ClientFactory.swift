@@ -89,6 +89,12 @@ enum ClientFactory {
             plugins.append(SessionPlugin(options: options.sessions))
         }
         if defaults.contains(.advertisingId) { plugins.append(AdvertisingIDPlugin()) }
+        if let remote = options.remoteRules {
+            // After identity and context, so the rules see what will be sent.
+            plugins.append(RemoteRulesPlugin(
+                options: remote, directory: directory.appendingPathComponent("rules", isDirectory: true),
+                transport: options.transport ?? HTTPTransports.standard(timeout: 30)))
+        }
         if let signals = options.signals {
             plugins.append(SignalsPlugin(configuration: signals) { $0.find(IdentityPlugin.self)?.anonymousId })
         }

@@ -52,6 +52,9 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var consent = ConsentState.granted
     /// Events dropped because analytics consent was withdrawn.
     public var consentDroppedEvents = 0
+    /// The remote rule set in force (with ``InitOptions/remoteRules``): its name and version,
+    /// and where it came from.
+    public var remoteRules: (name: String, version: Int, source: RemoteRulesPlugin.Source)?
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
     /// Delivery counters.
@@ -82,6 +85,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
         if let userId { lines.append("userId: \(userId)") }
         if let groupId { lines.append("groupId: \(groupId)") }
         if let advertisingId { lines.append("advertisingId: \(advertisingId)") }
+        if let remoteRules { lines.append("remoteRules: \"\(remoteRules.name)\" version \(remoteRules.version) (\(remoteRules.source.rawValue))") }
         if let error { lines.append("error: \(error)") }
         return lines.joined(separator: "\n")
     }

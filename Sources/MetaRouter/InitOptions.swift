@@ -99,6 +99,9 @@ public struct InitOptions: Sendable {
     public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
     /// Breadcrumbs kept for error reports (default 50; see `Docs/ErrorCapture.md`).
     public var breadcrumbCapacity = 50
+    /// A rule set fetched from a URL and refreshed without an app update (off when `nil`); see
+    /// `Docs/TransformRules.md`, "Rules without an app update".
+    public var remoteRules: RemoteRulesPlugin.Options?
     /// Signals (off when `nil`): the buffer, broadcasters, instrumentation and event generators
     /// that `emit(_:)` feeds; see `Docs/Signals.md`.
     public var signals: SignalsPlugin.Configuration?

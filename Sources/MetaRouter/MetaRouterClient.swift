@@ -154,7 +154,10 @@ public final class MetaRouterClient: AnalyticsInterface {
                 consent: timeline.find(ConsentPlugin.self)?.state ?? .granted,
                 consentDroppedEvents: timeline.find(ConsentPlugin.self)?.droppedEvents ?? 0,
                 planViolations: timeline.find(TrackingPlanPlugin.self)?.violationCount ?? 0,
-                planBlockedEvents: timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0)
+                planBlockedEvents: timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0,
+                remoteRules: timeline.find(RemoteRulesPlugin.self).flatMap { plugin in
+                    plugin.ruleSet.map { RemoteRulesInForce(name: $0.name, version: $0.version, source: plugin.source) }
+                })
         }
         let lifecycle = client.lifecycle
         var info = DebugInfo(
@@ -175,6 +178,7 @@ public final class MetaRouterClient: AnalyticsInterface {
         info.planBlockedEvents = snapshot.planBlockedEvents
         info.consent = snapshot.consent
         info.consentDroppedEvents = snapshot.consentDroppedEvents
+        info.remoteRules = snapshot.remoteRules.map { ($0.name, $0.version, $0.source) }
         return info
     }
 
@@ -193,6 +197,13 @@ public final class MetaRouterClient: AnalyticsInterface {
         var consentDroppedEvents: Int
         var planViolations: Int
         var planBlockedEvents: Int
+        var remoteRules: RemoteRulesInForce?
+    }
+
+    private struct RemoteRulesInForce: Sendable {
+        var name: String
+        var version: Int
+        var source: RemoteRulesPlugin.Source
     }
 
     /// Runs `read` on the executor after everything submitted before, and returns its result.

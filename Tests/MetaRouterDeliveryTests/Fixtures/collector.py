@@ -5,13 +5,14 @@ It listens on 127.0.0.1 (an ephemeral port unless --port is given), prints "PORT
 first line, records every request, and answers each one from a script:
 
   POST /_control/script   {"responses": [{"status": 500, "headers": {...}, "delay": 0.2,
-                            "drop": false}, ...],           # used in order, one per request
+                            "drop": false, "body": "..."}, ...],  # used in order, one per request
                            "default": {"status": 200},      # after the list runs out
                            "fail_rate": 0.3, "fail_status": 503, "seed": 7}
   GET  /_control/requests {"requests": [{"path", "headers", "body", "status", "dropped"}]}
   POST /_control/clear    forget recorded requests and the script
 
-Everything else is an ingestion request. It stops on SIGTERM or when stdin closes.
+Everything else (POST, or GET as a rule server is asked) is an ingestion request, answered from
+the script with its "body" text ("{}" by default). It stops on SIGTERM or when stdin closes.
 """
 import json
 import random
@@ -62,7 +63,7 @@ class Handler(BaseHTTPRequestHandler):
                 payload = json.dumps({"requests": STATE["requests"]}).encode()
             self.reply(200, payload)
         else:
-            self.reply(404)
+            self.answer(self.read_body())
 
     def do_POST(self):
         body = self.read_body()
@@ -84,12 +85,15 @@ class Handler(BaseHTTPRequestHandler):
                 STATE["fail_rate"] = 0.0
             self.reply(200, b"{}")
             return
+        self.answer(body)
+
+    def answer(self, body):
         response = next_response()
         try:
             parsed = json.loads(body)
         except ValueError:
             parsed = None
-        record = {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+        record = {"path": self.path, "method": self.command, "headers": {k.lower(): v for k, v in self.headers.items()},
                   "body": parsed, "raw": None if parsed is not None else body.decode("utf-8", "replace"),
                   "status": response.get("status", 200), "dropped": bool(response.get("drop")),
                   "time": time.time(), "client_port": self.client_address[1]}
@@ -105,7 +109,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 self.connection.close()
                 return
-            self.reply(int(response.get("status", 200)), b"{}", response.get("headers"))
+            self.reply(int(response.get("status", 200)), response.get("body", "{}").encode(), response.get("headers"))
         finally:
             with LOCK:
                 STATE["in_flight"] -= 1

@@ -28,9 +28,13 @@ struct ScriptedResponse: Sendable {
     var headers: [String: String] = [:]
     var delay: Double = 0
     var drop = false
+    /// The answer's body (a rule set, for a rule-server test); `{}` when nil.
+    var body: String?
 
     var json: JSON {
-        ["status": .int(Int64(status)), "headers": .object(headers.mapValues(JSON.string)), "delay": .double(delay), "drop": .bool(drop)]
+        var object: [String: JSON] = ["status": .int(Int64(status)), "headers": .object(headers.mapValues(JSON.string)), "delay": .double(delay), "drop": .bool(drop)]
+        if let body { object["body"] = .string(body) }
+        return .object(object)
     }
 }
 
