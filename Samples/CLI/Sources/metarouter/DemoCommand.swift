@@ -26,6 +26,9 @@ struct DemoCommand: AsyncParsableCommand {
         print("Running the demo session: lifecycle events, identify, group, screen, tracks, page, alias,")
         print("an app-section enrichment plugin and this transform rule set:\n")
         print(DemoSession.rules.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n")
+        print("and a remote rule set from its own rule server, changed mid-session without a restart:\n")
+        print(DemoSession.remoteRules(version: 1).split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+        print("    … version 2 (rules_version = 2) from call \(DemoSession.afterRuleChange + 1) on\n")
         await DemoSession.run(host: host, directory: directory, logSink: logs)
         await collector.stop()
         let batches = collector.received

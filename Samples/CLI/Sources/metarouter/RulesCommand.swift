@@ -6,7 +6,7 @@ import MetaRouterCLIKit
 /// `metarouter rules …`: tools for transform rule sets.
 struct RulesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "rules", abstract: "Work with transform rule sets.", subcommands: [RulesCheckCommand.self])
+        commandName: "rules", abstract: "Work with transform rule sets.", subcommands: [RulesCheckCommand.self, RulesServeCommand.self])
 }
 
 /// Runs events through a rule set and prints what comes out.
@@ -47,5 +47,32 @@ struct RulesCheckCommand: ParsableCommand {
         for line in RulesChecker.check(ruleSet: ruleSet, eventLines: lines, destination: destination, explain: report) {
             print(line)
         }
+    }
+}
+
+/// Serves a rule file over HTTP with an ETag, re-read on every request, for `remoteRules`.
+struct RulesServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a rule file on 127.0.0.1 with an ETag (304 when unchanged), re-read on every request, for InitOptions.remoteRules.")
+
+    @Option(help: "The rule file: rule text, our JSON form, or a Segment settings payload.")
+    var rules: String
+
+    @Option(help: "The port (0 picks a free one).")
+    var port = 0
+
+    func run() async throws {
+        let text = try String(contentsOfFile: rules, encoding: .utf8)
+        do {
+            _ = try RuleSetLoader.load(text)
+        } catch {
+            throw ValidationError("\(rules): \(error)")
+        }
+        let server = RuleServer(file: rules)
+        let url = try await server.start(port: port)
+        print("Serving \(rules) at \(url.absoluteString) — edit the file and clients pick it up at their next refresh.")
+        print("Set InitOptions.remoteRules = RemoteRulesPlugin.Options(url: URL(string: \"\(url.absoluteString)\")!). Ctrl-C stops.")
+        while !Task.isCancelled { try await Task.sleep(nanoseconds: 1_000_000_000) }
     }
 }

@@ -115,3 +115,29 @@ import Testing
         #expect(results[3]["violations"]?.arrayValue?.first?["rule"] == "event")
     }
 }
+
+@Suite struct RuleServerTests {
+    /// `metarouter rules serve`'s server: the text with an ETag, 304 for the same ETag, the new
+    /// text once it changes — what the SDK's remote rule source relies on.
+    @Test func servesTheTextWithAnETagAndA304WhenUnchanged() async throws {
+        let text = NIOLockedValueBox(DemoSession.remoteRules(version: 1))
+        let server = RuleServer { text.withLockedValue { $0 } }
+        let url = try await server.start()
+        let transport = HTTPTransports.standard(timeout: 10)
+        func get(_ etag: String?) async -> TransportResponse? {
+            await withCheckedContinuation { continuation in
+                let request = TransportRequest(url: url, method: "GET", headers: etag.map { ["If-None-Match": $0] } ?? [:], body: Data(), timeout: 10)
+                transport.send(request) { continuation.resume(returning: try? $0.get()) }
+            }
+        }
+        let first = await get(nil)
+        #expect(first?.status == 200 && first.map { String(decoding: $0.body, as: UTF8.self) } == DemoSession.remoteRules(version: 1))
+        let tag = try #require(first?.headers["etag"])
+        #expect(await get(tag)?.status == 304)
+        text.withLockedValue { $0 = DemoSession.remoteRules(version: 2) }
+        let changed = await get(tag)
+        #expect(changed?.status == 200 && changed?.headers["etag"] != tag)
+        #expect(server.requests.served == 2 && server.requests.notModified == 1)
+        await server.stop()
+    }
+}
