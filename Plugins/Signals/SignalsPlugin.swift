@@ -26,6 +26,8 @@ public final class SignalsPlugin: Plugin {
         public var instrumentation = false
         /// Event generators, run in order for each signal.
         public var generators: [SignalGenerator] = []
+        /// Network signals from sessions using ``NetworkSignalsProtocol`` (off when `nil`).
+        public var network: NetworkSignals.Options?
 
         /// The defaults, with `generators` and `broadcasters`.
         public init(generators: [SignalGenerator] = [], broadcasters: [any SignalBroadcaster] = [], instrumentation: Bool = false) {

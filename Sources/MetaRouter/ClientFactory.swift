@@ -18,6 +18,12 @@ enum ClientFactory {
             case .ready(let configuration, let plugins, let options):
                 let instance = MetaRouterClient(
                     client: AnalyticsClient(configuration: configuration, plugins: plugins), options: options, configurationError: nil)
+                if var network = options.signals?.network {
+                    // The SDK's own requests never become signals.
+                    let own = [options.hostURL, options.remoteRules?.url].compactMap { $0 }
+                    network.ownHosts.formUnion(own.compactMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } })
+                    NetworkSignals.watch(instance.client, options: network)
+                }
                 if options.captureCrashes {
                     // On the calling thread (usually the main one): its alternate signal stack
                     // is what lets a stack overflow there be reported.

@@ -1,5 +1,9 @@
 import Foundation
 import MetaRouter
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import MetaRouterTesting
 import Testing
 
@@ -157,5 +161,49 @@ import Testing
         await instance.stop()
         let all = try await receiver.waitFor { $0.count >= 3 }
         #expect(all.last?.body?["signals"]?.arrayValue?.count == 1)
+    }
+
+    @Test func networkSignalsComeFromTheAppsOwnSessionAndNeverFromTheSDKsHosts() async throws {
+        let api = try Collector()
+        defer { api.stop() }
+        var configuration = SignalsPlugin.Configuration()
+        configuration.network = NetworkSignals.Options()
+        let instance = try start(configuration)
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.protocolClasses = [NetworkSignalsProtocol.self] + (sessionConfiguration.protocolClasses ?? [])
+        let session = URLSession(configuration: sessionConfiguration)
+        let product = #"{"content":{"price":5,"id":"p5"}}"#
+        let large = "{\"blob\":\"" + String(repeating: "x", count: 100_000) + "\"}"
+        try await api.script([
+            ScriptedResponse(status: 200, headers: ["X-Secret": "hidden"], body: product), ScriptedResponse(status: 200, body: large),
+        ])
+        func send(_ url: URL) async -> (Data?, Int?) {
+            await withCheckedContinuation { continuation in
+                var request = URLRequest(url: url)
+                request.httpMethod = "POST"
+                request.httpBody = Data("{}".utf8)
+                request.setValue("Bearer app-token", forHTTPHeaderField: "Authorization")
+                session.dataTask(with: request) { data, response, _ in
+                    continuation.resume(returning: (data, (response as? HTTPURLResponse)?.statusCode))
+                }.resume()
+            }
+        }
+        // The app gets its answers unchanged.
+        let (body, status) = await send(api.baseURL.appendingPathComponent("products/5"))
+        #expect(status == 200 && body.map { String(decoding: $0, as: UTF8.self) } == product)
+        #expect(await send(api.baseURL.appendingPathComponent("catalog")).0?.count == large.utf8.count)
+        // A request to the SDK's own ingestion host through the same session makes no signal.
+        _ = await send(instance.collector.baseURL.appendingPathComponent("v1/health"))
+        await instance.analytics.client.settle()
+        let signals = await instance.signals()
+        #expect(signals.map { $0.data["action"]?.stringValue ?? "" } == ["request", "response", "request", "response"])
+        #expect(signals[1].data["statusCode"] == 200)
+        #expect(signals[1].data["data"] == ["content": ["price": 5, "id": "p5"]])
+        #expect(signals[3].data["data"] == nil, "a body above the cap is not kept")
+        #expect(signals.allSatisfy { $0.data["url"]?.stringValue?.hasPrefix(api.baseURL.absoluteString) == true })
+        #expect(!signals.map { JSONWriter.string($0.json) }.joined().contains("hidden"), "headers are never kept")
+        #expect(!signals.map { JSONWriter.string($0.json) }.joined().contains("app-token"))
+        NetworkSignals.unwatch(instance.analytics.client)
+        await instance.stop()
     }
 }

@@ -2,6 +2,9 @@
 // Each ```swift block of Docs/ErrorCapture.md, wrapped in a function that is compiled, never called.
 import MetaRouter
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Sendable private func errorCaptureDocSnippet1() async throws {
     struct Checkout { func pay() async throws {} }

@@ -2,6 +2,9 @@
 // Each ```swift block of Docs/Privacy.md, wrapped in a function that is compiled, never called.
 import MetaRouter
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Sendable private func privacyDocSnippet1() async throws {
     var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")

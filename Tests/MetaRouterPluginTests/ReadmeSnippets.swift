@@ -2,6 +2,9 @@
 // Each ```swift block of README.md, wrapped in a function that is compiled, never called.
 import MetaRouter
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Sendable private func readmeSnippet1() async {
 

@@ -2,6 +2,9 @@
 // Each ```swift block of Docs/Signals.md, wrapped in a function that is compiled, never called.
 import MetaRouter
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Sendable private func signalsDocSnippet1() async throws {
     var options = InitOptions(writeKey: "YOUR_WRITE_KEY", ingestionHost: "https://ingest.example.com")
@@ -33,4 +36,17 @@ import Foundation
     }
     var options = InitOptions(writeKey: "YOUR_WRITE_KEY", ingestionHost: "https://ingest.example.com")
     options.signals = SignalsPlugin.Configuration(generators: [screens], instrumentation: true)
+}
+
+@Sendable private func signalsDocSnippet3() async throws {
+    var signals = SignalsPlugin.Configuration()
+    signals.network = NetworkSignals.Options(allowedHosts: ["api.shop.example"], blockedHosts: ["auth.shop.example"])
+    var options = InitOptions(writeKey: "YOUR_WRITE_KEY", ingestionHost: "https://ingest.example.com")
+    options.signals = signals
+    _ = MetaRouter.Analytics.initialize(with: options)
+
+    let configuration = URLSessionConfiguration.default
+    configuration.protocolClasses = [NetworkSignalsProtocol.self] + (configuration.protocolClasses ?? [])
+    let session = URLSession(configuration: configuration)   // its requests become signals
+    session.dataTask(with: URL(string: "https://api.shop.example/products/7")!).resume()
 }

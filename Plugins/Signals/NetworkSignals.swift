@@ -1,0 +1,87 @@
+import Foundation
+import MetaRouterCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Network signals from the app's own `URLSession`s, with nothing swizzled: the app adds
+/// ``NetworkSignalsProtocol`` to the `protocolClasses` of the configurations it wants watched,
+/// and ``watch(_:options:)`` names the instance whose buffer the signals go to.
+///
+/// Each request through such a session becomes a `network` signal `{action: request, url}`
+/// and its answer `{action: response, url, statusCode, data?}` — `data` only when the body is
+/// JSON (by `Content-Type`) and at most ``Options/maxBodyBytes``; headers are never kept.
+/// Hosts are filtered as in the seed: `allowedHosts` (all when empty), then `blockedHosts`; the
+/// SDK's own hosts (its ingestion host and rule server, added by the instance) are always
+/// blocked. An entry is a host (`api.example.com`) or a host and port (`127.0.0.1:8080`).
+public enum NetworkSignals {
+    /// Which requests become signals.
+    public struct Options: Sendable {
+        /// Hosts watched; every host when empty.
+        public var allowedHosts: Set<String> = []
+        /// Hosts never watched.
+        public var blockedHosts: Set<String> = []
+        /// The SDK's own hosts, always blocked.
+        public var ownHosts: Set<String> = []
+        /// Response bodies above this size are not kept (64 KiB).
+        public var maxBodyBytes = 64 * 1024
+
+        /// Watch everything but `blockedHosts` and `ownHosts`.
+        public init(allowedHosts: Set<String> = [], blockedHosts: Set<String> = [], ownHosts: Set<String> = []) {
+            self.allowedHosts = allowedHosts
+            self.blockedHosts = blockedHosts
+            self.ownHosts = ownHosts
+        }
+
+        /// Whether requests to `url` become signals.
+        public func watches(_ url: URL?) -> Bool {
+            guard let host = url?.host?.lowercased() else { return false }
+            let names = [host] + (url?.port.map { ["\(host):\($0)"] } ?? [])
+            func listed(_ entries: Set<String>) -> Bool { names.contains { entries.contains($0) } }
+            if listed(ownHosts) || listed(blockedHosts) { return false }
+            return allowedHosts.isEmpty || listed(allowedHosts)
+        }
+    }
+
+    private struct Watch: Sendable {
+        weak var analytics: AnalyticsClient?
+        let options: Options
+    }
+
+    private static let watches = Locked<[Watch]>([])
+
+    /// Sends the network signals of sessions using ``NetworkSignalsProtocol`` to `analytics`
+    /// (its `SignalsPlugin`), filtered by `options`. Instances that shut down are left out.
+    public static func watch(_ analytics: AnalyticsClient, options: Options = Options()) {
+        watches.withLock { list in
+            list.removeAll { $0.analytics == nil || $0.analytics === analytics }
+            list.append(Watch(analytics: analytics, options: options))
+        }
+    }
+
+    /// Stops sending network signals to `analytics`.
+    public static func unwatch(_ analytics: AnalyticsClient) {
+        watches.withLock { $0.removeAll { $0.analytics == nil || $0.analytics === analytics } }
+    }
+
+    /// Whether any instance watches `url`'s host.
+    static func isWatched(_ url: URL?) -> Bool {
+        watches.withLock { list in list.contains { $0.analytics != nil && $0.options.watches(url) } }
+    }
+
+    /// Emits `content` to every instance watching `url`'s host; the body only where it fits.
+    static func emit(url: URL, statusCode: Int?, body: Data?, contentType: String?) {
+        let now = Date()
+        for watch in watches.withLock({ $0 }) where watch.options.watches(url) {
+            guard let analytics = watch.analytics else { continue }
+            var data: JSON?
+            if let body, body.count <= watch.options.maxBodyBytes, contentType?.lowercased().contains("json") ?? false {
+                data = try? JSONParser.parse(body)
+            }
+            let content: SignalContent = statusCode.map { .network(.response, url: url.absoluteString, statusCode: $0, data: data) }
+                ?? .network(.request, url: url.absoluteString)
+            analytics.perform { timeline in timeline.find(SignalsPlugin.self)?.add(content, at: now, timeline: timeline) }
+        }
+    }
+}
