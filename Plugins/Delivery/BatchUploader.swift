@@ -30,6 +30,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         /// (which survives power loss) runs at most this often while records are written, and at
         /// background and at shutdown — never per event or per request.
         public var syncInterval: TimeInterval = 0.15
+        /// Send bodies gzip-compressed (`Content-Encoding: gzip`): off by default, as the
+        /// ingestion host must accept it. Where the platform has no DEFLATE, bodies go as they are.
+        public var gzip = false
 
         /// Options for `endpoint` with the seed's defaults.
         public init(endpoint: URL) { self.endpoint = endpoint }
@@ -199,9 +202,12 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         var headers = format.headers
         headers["Idempotency-Key"] = batch.idempotencyKey
         if tracing { headers["Trace"] = "true" }
-        let request = TransportRequest(
-            url: options.endpoint, headers: headers, body: format.body(for: batch.events, sentAt: now),
-            timeout: options.requestTimeout)
+        var body = format.body(for: batch.events, sentAt: now)
+        if options.gzip, let compressed = Gzip.compress([UInt8](body)) {
+            body = Data(compressed)
+            headers["Content-Encoding"] = "gzip"
+        }
+        let request = TransportRequest(url: options.endpoint, headers: headers, body: body, timeout: options.requestTimeout)
         attempts += 1
         let attempt = attempts
         inFlight = InFlight(attempt: attempt, started: now, batch: batch)

@@ -111,6 +111,7 @@ enum ClientFactory {
             delivery.transport = options.transport
             delivery.onPermanentFailure = options.onPermanentFailure
             delivery.upload.requestTimeout = options.requestTimeoutSeconds
+            delivery.upload.gzip = options.gzipRequests
             if options.maxDiskEvents > 0 {
                 var disk = DiskEventStore.Options(directory: directory.appendingPathComponent("events", isDirectory: true))
                 disk.maxEvents = options.maxDiskEvents

@@ -99,6 +99,9 @@ public struct InitOptions: Sendable {
     public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
     /// Breadcrumbs kept for error reports (default 50; see `Docs/ErrorCapture.md`).
     public var breadcrumbCapacity = 50
+    /// Send batches gzip-compressed (`Content-Encoding: gzip`; off by default: the ingestion
+    /// host must accept it). About a fifth of the bytes on the wire; see `Docs/Delivery.md`.
+    public var gzipRequests = false
     /// A rule set fetched from a URL and refreshed without an app update (off when `nil`); see
     /// `Docs/TransformRules.md`, "Rules without an app update".
     public var remoteRules: RemoteRulesPlugin.Options?

@@ -153,7 +153,8 @@ let benchmarks: @Sendable () -> Void = {
     // batch of 100 (envelope and sentAt included).
     Benchmark(
         "wire bytes per event, batch of 100",
-        configuration: .init(metrics: [.custom("bytes per event", useScalingFactor: false)], maxIterations: 1)
+        configuration: .init(
+            metrics: [.custom("bytes per event", useScalingFactor: false), .custom("gzip bytes per event", useScalingFactor: false)], maxIterations: 1)
     ) { benchmark in
         let capture = CapturingDestination()
         let client = timelineClient(capture: capture)
@@ -164,6 +165,22 @@ let benchmarks: @Sendable () -> Void = {
         let queued = capture.events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: format.encode($0)) }
         let body = format.body(for: queued, sentAt: Date())
         benchmark.measurement(.custom("bytes per event", useScalingFactor: false), body.count / max(1, queued.count))
+        benchmark.measurement(.custom("gzip bytes per event", useScalingFactor: false), (Gzip.compress([UInt8](body))?.count ?? 0) / max(1, queued.count))
+    }
+
+    // What gzip costs: compressing one batch body of 100 such events (about 68 KB).
+    Benchmark("gzip one batch of 100 events", configuration: .init(scalingFactor: .one, maxIterations: 200)) { benchmark in
+        let capture = CapturingDestination()
+        let client = timelineClient(capture: capture)
+        let properties = fiveProperties()
+        for _ in 0..<100 { client.track("Product Viewed", properties: properties) }
+        runBlocking { await client.settle() }
+        let format = MetaRouterBatchFormat(writeKey: "0123456789abcdef0123456789abcdef")
+        let queued = capture.events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: format.encode($0)) }
+        let body = [UInt8](format.body(for: queued, sentAt: Date()))
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(Gzip.compress(body)) }
+        benchmark.stopMeasurement()
     }
 
     // The disk log: bytes written per byte of event payload over 100k events, acknowledged in

@@ -14,6 +14,7 @@ first line, records every request, and answers each one from a script:
 Everything else (POST, or GET as a rule server is asked) is an ingestion request, answered from
 the script with its "body" text ("{}" by default). It stops on SIGTERM or when stdin closes.
 """
+import gzip
 import json
 import random
 import sys
@@ -89,6 +90,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self, body):
         response = next_response()
+        wire_length = len(body)
+        if (self.headers.get("Content-Encoding") or "").lower() == "gzip":
+            try:
+                body = gzip.decompress(body)
+            except (OSError, EOFError):
+                body = b"<not gzip>"
         try:
             parsed = json.loads(body)
         except ValueError:
@@ -96,6 +103,7 @@ class Handler(BaseHTTPRequestHandler):
         record = {"path": self.path, "method": self.command, "headers": {k.lower(): v for k, v in self.headers.items()},
                   "body": parsed, "raw": None if parsed is not None else body.decode("utf-8", "replace"),
                   "status": response.get("status", 200), "dropped": bool(response.get("drop")),
+                  "wire_length": wire_length, "length": len(body),
                   "time": time.time(), "client_port": self.client_address[1]}
         with LOCK:
             # Other event requests being answered when this one arrived: 0 unless they overlap.

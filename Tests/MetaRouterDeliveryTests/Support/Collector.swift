@@ -15,6 +15,9 @@ struct RecordedRequest: Sendable {
     let dropped: Bool
     /// Other event requests the collector was still answering when this one arrived.
     var overlapping = 0
+    /// The body's bytes on the wire, and once decoded (they differ when it was gzip-compressed).
+    var wireLength = 0
+    var length = 0
     /// The client's TCP port: requests on one kept connection share it.
     var clientPort = 0
 
@@ -108,6 +111,7 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
                 status: Int(item["status"]?.int64Value ?? 0),
                 dropped: item["dropped"]?.boolValue ?? false,
                 overlapping: Int(item["overlapping"]?.int64Value ?? 0),
+                wireLength: Int(item["wire_length"]?.int64Value ?? 0), length: Int(item["length"]?.int64Value ?? 0),
                 clientPort: Int(item["client_port"]?.int64Value ?? 0))
         }
     }

@@ -1,0 +1,32 @@
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+/// Gzip request bodies, decoded by the collector with Python's own gzip module (an
+/// independent implementation): the events arrive intact and the wire carries far fewer bytes.
+@Suite struct GzipTests {
+    @Test func gzipBodiesArriveIntactAndSmaller() async throws {
+        let harness = try DeliveryHarness { $0.upload.gzip = true }
+        defer { harness.stop() }
+        for index in 0..<100 {
+            harness.client.track("Product Viewed", properties: ["n": index, "sku": "SHOE-\(index)", "price": 19.99, "currency": "EUR"])
+        }
+        await harness.client.flushAndWait()
+        let requests = try await harness.collector.requests()
+        try #require(requests.count == 1)
+        #expect(requests[0].headers["content-encoding"] == "gzip")
+        #expect(requests[0].events.compactMap(\.number) == Array(0..<100))
+        #expect(requests[0].wireLength * 4 < requests[0].length, "\(requests[0].wireLength) bytes on the wire for \(requests[0].length)")
+    }
+
+    @Test func withoutTheOptionBodiesGoAsTheyAre() async throws {
+        let harness = try DeliveryHarness()
+        defer { harness.stop() }
+        harness.track(3)
+        await harness.client.flushAndWait()
+        let requests = try await harness.collector.requests()
+        #expect(requests.first?.headers["content-encoding"] == nil)
+        #expect(requests.first.map { $0.wireLength == $0.length } == true)
+    }
+}
