@@ -103,4 +103,25 @@ import Testing
         let lower = RandomIdentifier.uuidString(lowercase: true)
         #expect(lower == lower.lowercased())
     }
+
+    /// Keys come out in byte order whatever the object's size (small objects are sorted in
+    /// place, large ones as an array) and the text reads back as the same value.
+    @Test func objectsOfEverySizeAreWrittenWithSortedKeys() throws {
+        var random = SystemRandomNumberGenerator()
+        for size in 0...40 {
+            var members: [String: JSON] = [:]
+            while members.count < size {
+                let key = String((0..<Int.random(in: 1...6, using: &random)).map { _ in "abcXYZ_é0".randomElement(using: &random)! })
+                members[key] = .int(Int64(members.count))
+            }
+            let text = JSONWriter.string(.object(members))
+            #expect(try JSONParser.parse(text) == .object(members))
+            let written = members.keys.sorted().map { JSONWriter.string(.string($0)) + ":" }
+            var cursor = text.startIndex
+            for key in written {
+                let found = try #require(text.range(of: key, range: cursor..<text.endIndex))
+                cursor = found.upperBound
+            }
+        }
+    }
 }
