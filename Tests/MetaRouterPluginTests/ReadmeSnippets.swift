@@ -72,3 +72,22 @@ import FoundationNetworking
         return analytics
     }
 }
+
+@Sendable private func readmeSnippet5() async {
+
+    func makeLiveAnalytics() throws -> MetaRouterClient {
+        var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
+        options.captureCrashes = true   // a crash is sent at the next start, with its breadcrumbs
+        options.remoteRules = RemoteRulesPlugin.Options(url: URL(string: "https://rules.example.com/app.rules")!)
+        options.signals = SignalsPlugin.Configuration(generators: [try SignalGenerator.rules("""
+            generator "screens" {
+                on navigation when data.action = "entering"
+                screen signal.data.screen
+            }
+            """)])
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        analytics.emit(.navigation(.entering, screen: "Cart"))   // → screen "Cart"
+        analytics.captureError(URLError(.timedOut), properties: ["endpoint": "/cart"])
+        return analytics
+    }
+}
