@@ -73,6 +73,10 @@ import Testing
         let parts = id.split(separator: "-", maxSplits: 1)
         #expect(parts.first == "1734691572843")
         #expect(UUID(uuidString: String(parts.last ?? "")) != nil)
+        let uuid = Array(parts.last ?? "")
+        #expect(uuid.count == 36 && uuid[14] == "4" && "89AB".contains(uuid[19]))
+        #expect(MessageID.make(at: Date(timeIntervalSince1970: 0)).hasPrefix("0-"))
+        #expect(MessageID.make(at: Date(timeIntervalSince1970: -1.5)).hasPrefix("-1500-"))
     }
 }
 

@@ -33,32 +33,33 @@ package enum RandomIdentifier {
     }
 
     private static let generator = Locked(Xoshiro256())
-    private static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
-    private static let lowerHex: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// A version-4 UUID in canonical form, upper case unless `lowercase`.
     package static func uuidString(lowercase: Bool = false) -> String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            writeUUID(into: buffer, at: 0, lowercase: lowercase)
+        }
+    }
+
+    /// Writes a new version-4 UUID (36 characters) into `buffer` from `position`; returns the
+    /// position after it. No allocation: the caller builds one string around it.
+    package static func writeUUID(into buffer: UnsafeMutableBufferPointer<UInt8>, at position: Int, lowercase: Bool = false) -> Int {
         var (high, low) = generator.withLock { ($0.next(), $0.next()) }
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant
-        let digits = lowercase ? lowerHex : upperHex
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            var position = 0
-            for (word, groups) in [(high, [8, 4, 4]), (low, [4, 12])] {
-                var shift = 64
-                for length in groups {
-                    if position > 0 {
-                        buffer[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    for _ in 0..<length {
-                        shift -= 4
-                        buffer[position] = digits[Int((word >> UInt64(shift)) & 0xF)]
-                        position += 1
-                    }
-                }
+        let letters: UInt8 = lowercase ? UInt8(ascii: "a") : UInt8(ascii: "A")
+        var position = position
+        // 8-4-4 hex digits from the high word, then 4-12 from the low one.
+        for index in 0..<32 {
+            if index == 8 || index == 12 || index == 16 || index == 20 {
+                buffer[position] = UInt8(ascii: "-")
+                position += 1
             }
-            return position
+            let word = index < 16 ? high : low
+            let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - (index % 16) * 4)) & 0xF
+            buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : letters + nibble - 10
+            position += 1
         }
+        return position
     }
 }
