@@ -21,7 +21,7 @@ public struct DocumentExpression: Sendable, Hashable {
 
     /// The value in `document`; `nil` when missing.
     public func value(in document: JSON) -> JSON? {
-        Self.evaluate(expression, document)
+        Self.evaluate(expression, document, depth: 0)
     }
 
     /// Whether the expression is exactly `true` in `document`.
@@ -29,8 +29,15 @@ public struct DocumentExpression: Sendable, Hashable {
         value(in: document) == .bool(true)
     }
 
-    /// The parser bounds the tree's depth, so this recursion is bounded too.
-    private static func evaluate(_ expression: Expression, _ document: JSON) -> JSON? {
+    /// Trees deeper than this (only code can build them; the parser stops at 64) evaluate as
+    /// missing rather than recursing on.
+    static let maximumDepth = 256
+
+    private static func evaluate(_ expression: Expression, _ document: JSON, depth: Int) -> JSON? {
+        guard depth < maximumDepth else { return nil }
+        func evaluate(_ expression: Expression, _ document: JSON) -> JSON? {
+            Self.evaluate(expression, document, depth: depth + 1)
+        }
         switch expression {
         case .path(let path): return FieldPath.read(path, in: document)
         case .literal(let value): return value

@@ -5,7 +5,26 @@ extension MetaRouterClient {
     /// thread's other calls; the generators run on the executor. See `Docs/Signals.md`.
     public func emit(_ signal: SignalContent) {
         let now = client.configuration.clock.now()
-        client.perform { timeline in timeline.find(SignalsPlugin.self)?.add(signal, at: now, timeline: timeline) }
+        let checked = bounded(signal)
+        client.perform { timeline in timeline.find(SignalsPlugin.self)?.add(checked, at: now, timeline: timeline) }
+    }
+
+    /// The signal with its app-given JSON held to the depth limit of properties: what is
+    /// nested deeper is reported (``InitOptions/onInvalidInput``) and left out.
+    private func bounded(_ signal: SignalContent) -> SignalContent {
+        func object(_ data: [String: JSON]) -> [String: JSON] {
+            client.inputProblems.converted(data.mapValues { $0 as Any }, root: "data", call: "emit")
+        }
+        func value(_ data: JSON?) -> JSON? {
+            data.map { object(["value": $0])["value"] ?? .null }
+        }
+        switch signal {
+        case .navigation: return signal
+        case .interaction(let component, let title, let data): return .interaction(component: component, title: title, data: data.map(object))
+        case .network(let action, let url, let statusCode, let data): return .network(action, url: url, statusCode: statusCode, data: value(data))
+        case .localData(let action, let identifier, let data): return .localData(action, identifier: identifier, data: value(data))
+        case .userDefined(let data): return .userDefined(object(data))
+        }
     }
 
     /// Adds a user-defined signal whose data is `value` encoded as JSON; what does not encode

@@ -125,6 +125,26 @@ import Testing
         await instance.stop()
     }
 
+    @Test func signalDataNestedTooDeepIsReportedAndLeftOut() async throws {
+        let instance = try start(SignalsPlugin.Configuration())
+        var deep: JSON = "leaf"
+        for _ in 0..<40 { deep = .array([deep]) }
+        instance.analytics.emit(.userDefined(["deep": deep, "kept": 1]))
+        instance.analytics.emit(.interaction(component: "button", data: ["deep": deep]))
+        let signals = await instance.signals()
+        func depth(_ value: JSON?) -> Int {
+            switch value {
+            case .array(let items)?: return 1 + (items.map { depth($0) }.max() ?? 0)
+            case .object(let members)?: return 1 + (members.values.map { depth($0) }.max() ?? 0)
+            default: return 0
+            }
+        }
+        #expect(signals.count == 2 && signals[0].data["kept"] == 1)
+        #expect(depth(signals[0].data["deep"]) < 32 && depth(signals[1].data["data"]) < 33)
+        #expect(await instance.analytics.getDebugInfo().invalidInput["event_properties_too_deep"] == 2)
+        await instance.stop()
+    }
+
     @Test func aGeneratorNeverFeedsItself() async throws {
         // Echoes every instrumentation signal as an event: without the guard, each echo would
         // make another instrumentation signal, and another echo, for ever.

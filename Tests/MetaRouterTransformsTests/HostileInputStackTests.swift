@@ -95,4 +95,17 @@ import Testing
         }
         #expect(result["kept"] == 1)
     }
+
+    /// A document expression only code can build this deep evaluates as missing past its limit,
+    /// on a small stack, instead of recursing on.
+    @Test func aDeepExpressionTreeEvaluatesAsMissingOnASmallStack() {
+        let result = SmallStack.run { () -> Bool in
+            var expression = Expression.literal(true)
+            for _ in 0..<300 { expression = .not(.not(expression)) }
+            let deep = DocumentExpression(expression)
+            let shallow = DocumentExpression(.not(.not(.literal(true))))
+            return deep.value(in: ["a": 1]) == .bool(false) && shallow.matches(["a": 1])
+        }
+        #expect(result)
+    }
 }
