@@ -63,6 +63,9 @@ func runCrashMode(_ mode: String, arguments: [String]) {
     let host = arguments[3]
     switch mode {
     case "crash":
+        // No core file from the crashes this child is made for, whatever the machine's limit.
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
         let kind = arguments.count > 4 ? arguments[4] : "nullwrite"
         if kind == "hosthandler" {
             _ = (directory + "/host-handler").withCString { strncpy(hostHandlerMarker, $0, 4095) }
