@@ -8,7 +8,7 @@ private func fiveProperties() -> [String: Any] {
     ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "category": "footwear"]
 }
 
-private func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
+func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
     var configuration = Configuration(
         writeKey: "bench", logger: AnalyticsLogger(sink: StandardErrorLogSink(), minimumLevel: .error),
         application: ApplicationInfo(name: "bench", version: "1.0", build: "1"))
@@ -96,23 +96,6 @@ private func runPipeline(disk: Bool, count: Int, started: () -> Void, finished: 
     runBlocking { await client.shutdown() }
 }
 
-/// The body of a batch of 100 tracks with five properties each, as sent: the values vary from
-/// event to event (a SKU, a price, a quantity), as a real batch's do, so gzip is not flattered.
-private func sampleBatchBody() -> Data {
-    let capture = CapturingDestination()
-    let client = timelineClient(capture: capture)
-    for index in 0..<100 {
-        client.track("Product Viewed", properties: [
-            "sku": "SKU-\(10_000 + index * 37)", "price": Double(index * 7 % 100) + 0.99, "quantity": index % 5 + 1,
-            "in_stock": index % 3 != 0, "category": ["shoes", "bags", "hats", "coats"][index % 4],
-        ])
-    }
-    runBlocking { await client.settle() }
-    let format = MetaRouterBatchFormat(writeKey: "0123456789abcdef0123456789abcdef")
-    let queued = capture.events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: format.encode($0)) }
-    return format.body(for: queued, sentAt: Date())
-}
-
 /// The `fraction` quantile of `values` (sorted in place).
 private func quantile(_ values: [UInt64], _ fraction: Double) -> UInt64 {
     guard !values.isEmpty else { return 0 }
@@ -194,25 +177,7 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(capture.events.count)
     }
 
-    // Bytes on the wire per event: a track with five properties and the default context, in a
-    // batch of 100 (envelope and sentAt included), plain and gzip-compressed.
-    Benchmark(
-        "wire bytes per event, batch of 100",
-        configuration: .init(
-            metrics: [.custom("bytes per event", useScalingFactor: false), .custom("gzip bytes per event", useScalingFactor: false)], maxIterations: 1)
-    ) { benchmark in
-        let body = sampleBatchBody()
-        benchmark.measurement(.custom("bytes per event", useScalingFactor: false), body.count / 100)
-        benchmark.measurement(.custom("gzip bytes per event", useScalingFactor: false), (Gzip.compress([UInt8](body))?.count ?? 0) / 100)
-    }
-
-    // What gzip costs: compressing one batch body of 100 such events (about 68 KB).
-    Benchmark("gzip one batch of 100 events", configuration: .init(scalingFactor: .one, maxIterations: 200)) { benchmark in
-        let body = [UInt8](sampleBatchBody())
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { blackHole(Gzip.compress(body)) }
-        benchmark.stopMeasurement()
-    }
+    registerWireBenchmarks()
 
     // The disk log: bytes written per byte of event payload over 100k events, acknowledged in
     // batches of 100 and committed every 20 events (one executor drain cycle).
