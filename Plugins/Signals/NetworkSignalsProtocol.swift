@@ -14,9 +14,8 @@ public final class NetworkSignalsProtocol: URLProtocol {
     private static let session = URLSession(configuration: .ephemeral)
     private static let handoff = DispatchQueue(label: "io.metarouter.signals.network")
 
-    /// Carries the protocol into the inner task's completion: the loading system drives one
-    /// loading per protocol instance, and the completion is its only other user.
-    private struct Loading: @unchecked Sendable {
+    /// Carries the protocol into the inner task's completion.
+    private struct Loading: @unchecked Sendable {  // one loading per protocol instance; after startLoading only the completion, on the hand-off queue, touches it
         let owner: NetworkSignalsProtocol
 
         /// Emits the response signal and hands the answer to the loading system unchanged.

@@ -59,6 +59,8 @@ public final class RemoteRulesPlugin: Plugin {
     private var etag: String?
     private var digest: String?
     private var refused: Set<String> = []
+    /// Rules of the set in force that failed and were logged (each once, as `TransformPlugin` does).
+    private var failedRules: Set<String> = []
     private var timer: (any ScheduledWork)?
     private weak var analytics: AnalyticsClient?
 
@@ -91,7 +93,8 @@ public final class RemoteRulesPlugin: Plugin {
     public func execute(event: Event) -> Event? {
         guard let ruleSet else { return event }
         return ruleSet.apply(to: event, destination: nil, onFailure: { [weak self] rule, error in
-            self?.analytics?.logger.warning("sdk.rule_failed: rule \"\(rule.name)\" could not be applied (\(error.message))")
+            guard let self, failedRules.insert(rule.name).inserted else { return }
+            analytics?.logger.warning("sdk.rule_failed: rule \"\(rule.name)\" of the remote set could not be applied (\(error.message))")
         })
     }
 
@@ -178,6 +181,7 @@ public final class RemoteRulesPlugin: Plugin {
     private func apply(_ rules: RuleSet, text: String, source: Source) {
         ruleSet = rules
         self.source = source
+        failedRules = []
         digest = SHA256.hex(Array(text.utf8))
     }
 

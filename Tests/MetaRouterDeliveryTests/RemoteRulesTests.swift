@@ -33,6 +33,25 @@ import Testing
         }
     }
 
+    /// A rule server, an ingestion collector and a directory of the test's own.
+    private struct Setting {
+        let server: Collector
+        let ingestion: Collector
+        let directory: TemporaryDirectory
+
+        init() throws {
+            server = try Collector()
+            ingestion = try Collector()
+            directory = try TemporaryDirectory()
+        }
+
+        func stop() {
+            server.stop()
+            ingestion.stop()
+            directory.remove()
+        }
+    }
+
     private func start(
         ruleServer: URL, ingestion: Collector, directory: URL, fallback: URL? = nil, pinned: String? = nil
     ) -> Instance {
@@ -49,12 +68,9 @@ import Testing
     }
 
     @Test func aFetchedSetAppliesIsStoredAndA304KeepsIt() async throws {
-        let server = try Collector()
-        defer { server.stop() }
-        let ingestion = try Collector()
-        defer { ingestion.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let setting = try Setting()
+        defer { setting.stop() }
+        let (server, ingestion, directory) = (setting.server, setting.ingestion, setting.directory)
         try await server.script([ScriptedResponse(status: 200, headers: ["ETag": "\"e1\""], body: Self.rules(1))], fallback: ScriptedResponse(status: 304))
         let instance = start(ruleServer: server.baseURL, ingestion: ingestion, directory: directory.url)
         #expect(await instance.waitForRules { $0?.version == 1 && $0?.source == .fetched })
@@ -73,12 +89,9 @@ import Testing
     }
 
     @Test func badPayloadsAndFailuresKeepTheLastGoodSetAndAreLoggedOnce() async throws {
-        let server = try Collector()
-        defer { server.stop() }
-        let ingestion = try Collector()
-        defer { ingestion.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let setting = try Setting()
+        defer { setting.stop() }
+        let (server, ingestion, directory) = (setting.server, setting.ingestion, setting.directory)
         let tooDeep = "rule { when " + String(repeating: "(", count: 200) + "true" + String(repeating: ")", count: 200) + " drop }"
         try await server.script([
             ScriptedResponse(status: 200, body: Self.rules(1)),
@@ -105,13 +118,30 @@ import Testing
         await instance.analytics.shutdown()
     }
 
+    @Test func aRuleThatFailsIsLoggedOncePerSet() async throws {
+        let setting = try Setting()
+        defer { setting.stop() }
+        let failing = """
+            ruleset "remote" version 7
+            rule "nest into a number" {
+                set properties.price.cents = 1
+            }
+            """
+        try await setting.server.script(fallback: ScriptedResponse(status: 200, body: failing))
+        let instance = start(ruleServer: setting.server.baseURL, ingestion: setting.ingestion, directory: setting.directory.url)
+        #expect(await instance.waitForRules { $0?.version == 7 })
+        for price in [10, 20, 30] { instance.analytics.track("Priced", properties: ["price": price]) }
+        await instance.analytics.flushAndWait()
+        // Fail open: the events go on as the rule found them.
+        #expect(try await setting.ingestion.acceptedEvents().compactMap { $0["properties"]?["price"]?.int64Value } == [10, 20, 30])
+        #expect(instance.logs.messages.filter { $0.contains("sdk.rule_failed") }.count == 1)
+        await instance.analytics.shutdown()
+    }
+
     @Test func aPinnedDigestRefusesAnyOtherPayload() async throws {
-        let server = try Collector()
-        defer { server.stop() }
-        let ingestion = try Collector()
-        defer { ingestion.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let setting = try Setting()
+        defer { setting.stop() }
+        let (server, ingestion, directory) = (setting.server, setting.ingestion, setting.directory)
         let pinned = Self.rules(3)
         try await server.script([ScriptedResponse(status: 200, body: Self.rules(4))], fallback: ScriptedResponse(status: 200, body: pinned))
         let instance = start(ruleServer: server.baseURL, ingestion: ingestion, directory: directory.url, pinned: sha256Hex(pinned))

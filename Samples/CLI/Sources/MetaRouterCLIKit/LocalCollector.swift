@@ -44,7 +44,7 @@ public struct CollectorBehaviour: Sendable {
 /// batch against the wire format, records it and hands it to `onBatch`.
 public final class LocalCollector: Sendable {
     private let batches = NIOLockedValueBox<[ReceivedBatch]>([])
-    private let task = NIOLockedValueBox<Task<Void, any Error>?>(nil)
+    private let server = LoopbackServer()
     private let behaviour: CollectorBehaviour
     private let onBatch: @Sendable (ReceivedBatch) -> Void
 
@@ -70,31 +70,13 @@ public final class LocalCollector: Sendable {
             let buffer = try await request.collectBody(upTo: 50_000_000)
             return record(path: request.uri.path, idempotencyKey: request.headers[.init("Idempotency-Key")!], body: Array(buffer.readableBytesView))
         }
-        let bound = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "metarouter-collector"),
-            onServerRunning: { channel in
-                bound.continuation.yield(channel.localAddress?.port ?? 0)
-                bound.continuation.finish()
-            },
-            logger: .init(label: "collector", factory: { _ in SwiftLogNoOpLogHandler() }))
-        task.withLockedValue { $0 = Task { try await app.run() } }
-        var iterator = bound.stream.makeAsyncIterator()
-        guard let actual = await iterator.next(), actual > 0, let url = URL(string: "http://127.0.0.1:\(actual)") else {
-            throw CollectorError.couldNotBind
-        }
-        return url
+        let port = try await server.start(router, name: "metarouter-collector", port: port)
+        return URL(string: "http://127.0.0.1:\(port)")!
     }
 
     /// Stops listening.
     public func stop() async {
-        let running = task.withLockedValue { task -> Task<Void, any Error>? in
-            defer { task = nil }
-            return task
-        }
-        running?.cancel()
-        _ = try? await running?.value
+        await server.stop()
     }
 
     private func record(path: String, idempotencyKey: String?, body: [UInt8]) -> Response {

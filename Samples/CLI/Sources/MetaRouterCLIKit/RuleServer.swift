@@ -10,7 +10,7 @@ import NIOCore
 /// text comes from `source` on every request (a file re-read, or a value the demo replaces).
 public final class RuleServer: Sendable {
     private let source: @Sendable () -> String?
-    private let task = NIOLockedValueBox<Task<Void, any Error>?>(nil)
+    private let server = LoopbackServer()
     private let counts = NIOLockedValueBox((served: 0, notModified: 0))
 
     /// Serves whatever `source` returns (404 while it returns `nil`).
@@ -47,31 +47,13 @@ public final class RuleServer: Sendable {
             headers[.contentType] = "text/plain; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
         }
-        let bound = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "metarouter-rules"),
-            onServerRunning: { channel in
-                bound.continuation.yield(channel.localAddress?.port ?? 0)
-                bound.continuation.finish()
-            },
-            logger: .init(label: "rules", factory: { _ in SwiftLogNoOpLogHandler() }))
-        task.withLockedValue { $0 = Task { try await app.run() } }
-        var iterator = bound.stream.makeAsyncIterator()
-        guard let actual = await iterator.next(), actual > 0, let url = URL(string: "http://127.0.0.1:\(actual)/rules") else {
-            throw LocalCollector.CollectorError.couldNotBind
-        }
-        return url
+        let bound = try await server.start(router, name: "metarouter-rules", port: port)
+        return URL(string: "http://127.0.0.1:\(bound)/rules")!
     }
 
     /// Stops listening.
     public func stop() async {
-        let running = task.withLockedValue { task -> Task<Void, any Error>? in
-            defer { task = nil }
-            return task
-        }
-        running?.cancel()
-        _ = try? await running?.value
+        await server.stop()
     }
 
     /// An ETag only has to change when the text does: FNV-1a 64 over the bytes, forward and
