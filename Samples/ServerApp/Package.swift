@@ -27,6 +27,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "ServerApp", dependencies: ["ServerAppKit"]),
+        .executableTarget(name: "DeliveryBenchmark", dependencies: ["ServerAppKit"]),
         .testTarget(
             name: "ServerAppTests",
             dependencies: [

@@ -3,7 +3,9 @@
 
 Listens on 127.0.0.1 (ephemeral port), prints "PORT <n>" first, and accepts
 `POST /v1/batch`: each event's messageId is remembered, so the run can tell delivered,
-unique and duplicate events apart without keeping bodies. Between `--fail-from` and
+unique and duplicate events apart without keeping bodies. Events carrying an integer
+`properties.seq` are checked for order per write key (`out_of_order` counts a first arrival
+whose sequence number is below one seen before). Between `--fail-from` and
 `--fail-until` seconds after start it answers 503 (an outage). `GET /_stats` returns the
 counts as JSON, with the largest gap between two accepted batches.
 """
@@ -16,7 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 SEEN = set()
-STATS = {"requests": 0, "accepted_batches": 0, "events": 0, "duplicates": 0, "refused": 0, "max_gap_s": 0.0}
+STATS = {"requests": 0, "accepted_batches": 0, "events": 0, "duplicates": 0, "refused": 0, "max_gap_s": 0.0,
+         "out_of_order": 0}
+LAST_SEQ = {}
 STARTED = time.monotonic()
 LAST_ACCEPT = [None]
 
@@ -57,21 +61,35 @@ class Handler(BaseHTTPRequestHandler):
         try:
             batch = json.loads(body)["batch"]
             ids = [event["messageId"] for event in batch]
+            sequences = [sequence_of(event) for event in batch]
         except (ValueError, KeyError, TypeError):
             return self.reply(400)
         now = time.monotonic()
         with LOCK:
             STATS["accepted_batches"] += 1
             STATS["events"] += len(ids)
-            for message_id in ids:
+            for message_id, (key, sequence) in zip(ids, sequences):
                 if message_id in SEEN:
                     STATS["duplicates"] += 1
-                else:
-                    SEEN.add(message_id)
+                    continue
+                SEEN.add(message_id)
+                if sequence is not None:
+                    if sequence < LAST_SEQ.get(key, -1):
+                        STATS["out_of_order"] += 1
+                    LAST_SEQ[key] = max(sequence, LAST_SEQ.get(key, -1))
             if LAST_ACCEPT[0] is not None:
                 STATS["max_gap_s"] = max(STATS["max_gap_s"], now - LAST_ACCEPT[0])
             LAST_ACCEPT[0] = now
         self.reply(200)
+
+
+def sequence_of(event):
+    """(write key, properties.seq) when the event carries an integer sequence number."""
+    properties = event.get("properties")
+    sequence = properties.get("seq") if isinstance(properties, dict) else None
+    if isinstance(sequence, int) and not isinstance(sequence, bool):
+        return event.get("writeKey"), sequence
+    return None, None
 
 
 class QuietServer(ThreadingHTTPServer):

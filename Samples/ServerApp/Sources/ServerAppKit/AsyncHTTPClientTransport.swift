@@ -20,6 +20,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
                 for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
                 outgoing.body = .bytes(ByteBuffer(bytes: request.body))
                 let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(request.timeout * 1000)))
+                // Reading the (small) reply body hands the connection back to the pool at once.
+                _ = try await response.body.collect(upTo: 1 << 20)
                 var headers: [String: String] = [:]
                 for header in response.headers { headers[header.name] = header.value }
                 completion(.success(TransportResponse(status: Int(response.status.code), headers: headers)))
