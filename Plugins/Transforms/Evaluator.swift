@@ -12,15 +12,23 @@ enum Evaluator {
     static func condition(_ expression: Expression) -> Predicate {
         switch expression {
         case .and(let terms):
-            let predicates = terms.map(condition)
-            if predicates.count == 2 {
-                let (first, second) = (predicates[0], predicates[1])
-                return { first($0) && second($0) }
+            // Chained closures, not an array of them: closures kept in an array are called
+            // through conversion thunks.
+            guard let first = terms.first else { return { _ in true } }
+            var combined = condition(first)
+            for term in terms.dropFirst() {
+                let (earlier, next) = (combined, condition(term))
+                combined = { earlier($0) && next($0) }
             }
-            return { event in predicates.allSatisfy { $0(event) } }
+            return combined
         case .or(let terms):
-            let predicates = terms.map(condition)
-            return { event in predicates.contains { $0(event) } }
+            guard let first = terms.first else { return { _ in false } }
+            var combined = condition(first)
+            for term in terms.dropFirst() {
+                let (earlier, next) = (combined, condition(term))
+                combined = { earlier($0) || next($0) }
+            }
+            return combined
         case .not(let inner):
             let predicate = condition(inner)
             return { !predicate($0) }

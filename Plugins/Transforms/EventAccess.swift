@@ -72,29 +72,13 @@ enum EventAccess {
     /// write then does nothing).
     static func write(_ value: JSON?, at path: [String], in event: inout Event, createParents: Bool) throws(RuleRuntimeError) {
         guard let first = path.first else { throw RuleRuntimeError(message: "cannot replace the whole event") }
-        let rest = Array(path.dropFirst())
-        if stringFields.contains(first) {
-            guard rest.isEmpty else { throw RuleRuntimeError(message: "\(first) is not an object") }
-            try writeText(value, field: first, in: &event)
+        if let field = EventObjectField(first) {
+            try field.write(value, at: path.dropFirst(), in: &event, createParents: createParents)
             return
         }
-        func update(_ object: [String: JSON]?) throws(RuleRuntimeError) -> [String: JSON]? {
-            if rest.isEmpty {
-                guard let value else { return nil }
-                guard case .object(let replacement) = value else { throw RuleRuntimeError(message: "\(first) must be an object") }
-                return replacement
-            }
-            guard object != nil || createParents else { return object }
-            let updated = try JSONEdit.setting(value, at: rest[...], in: .object(object ?? [:]), createParents: createParents)
-            return updated.objectValue
-        }
-        switch first {
-        case "properties": event.properties = try update(event.properties)
-        case "traits": event.traits = try update(event.traits)
-        case "context": event.context = try update(event.context) ?? [:]
-        case "integrations": event.integrations = try update(event.integrations)
-        default: throw RuleRuntimeError(message: "unknown event field \"\(first)\"")
-        }
+        guard stringFields.contains(first) else { throw RuleRuntimeError(message: "unknown event field \"\(first)\"") }
+        guard path.count == 1 else { throw RuleRuntimeError(message: "\(first) is not an object") }
+        try writeText(value, field: first, in: &event)
     }
 
     private static func writeText(_ value: JSON?, field: String, in event: inout Event) throws(RuleRuntimeError) {

@@ -146,59 +146,62 @@ enum Functions {
 /// Glob matching for `match`: `*` any run, `?` one character, `[a-z]`, `[^…]`, `\x` literal x.
 /// A malformed pattern (an unclosed `[`) matches nothing.
 enum Glob {
-    /// A matcher for one pattern, prepared once: patterns of plain text and `*` (the usual case)
-    /// match by prefix, suffix and substring search; others fall back to ``matches(_:pattern:)``.
+    /// A matcher for one pattern, prepared once: ASCII patterns of plain text and `*` (the usual
+    /// case) match ASCII text by prefix, suffix and search over bytes; everything else goes
+    /// through ``matches(_:pattern:)``, character by character.
     static func compile(_ pattern: String) -> @Sendable (String) -> Bool {
         guard !pattern.contains(where: { $0 == "?" || $0 == "[" || $0 == "\\" }) else {
             return { matches($0, pattern: pattern) }
         }
         let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
         guard parts.count > 1 else { return { $0 == pattern } }
-        let head = parts[0]
-        let tail = parts[parts.count - 1]
-        let middle = Array(parts[1..<(parts.count - 1)]).filter { !$0.isEmpty }
-        return { text in
-            guard text.count >= head.count + tail.count, text.hasPrefix(head), text.hasSuffix(tail) else { return false }
-            var remaining = text.dropFirst(head.count).dropLast(tail.count)
-            for part in middle {
-                guard let range = remaining.range(of: part) else { return false }
-                remaining = remaining[range.upperBound...]
-            }
-            return true
-        }
+        guard parts.allSatisfy(PlainBytes.qualify) else { return { matches($0, pattern: pattern) } }
+        let head = Array(parts[0].utf8), tail = Array(parts[parts.count - 1].utf8)
+        let middle = parts[1..<(parts.count - 1)].filter { !$0.isEmpty }.map { Array($0.utf8) }
+        // ASCII text (without `\r`, which pairs with `\n` into one character) compares bytes;
+        // any other text compares characters.
+        return { text in PlainBytes.match(text, head: head, middle: middle, tail: tail) ?? matches(text, pattern: pattern) }
     }
 
+    /// The general matcher, character by character. Every token but `*` matches exactly one
+    /// character, so a loop that backtracks to the last `*` decides it: no recursion, whatever
+    /// the length of the text.
     static func matches(_ text: String, pattern: String) -> Bool {
         let characters = Array(text)
         let pattern = Array(pattern)
-        var memo: [Int: Bool] = [:]
-        func match(_ textIndex: Int, _ patternIndex: Int) -> Bool {
-            let key = textIndex * (pattern.count + 1) + patternIndex
-            if let known = memo[key] { return known }
-            let result: Bool
-            if patternIndex == pattern.count {
-                result = textIndex == characters.count
-            } else {
+        var textIndex = 0, patternIndex = 0
+        var lastStar: (pattern: Int, text: Int)?
+        while textIndex < characters.count {
+            if patternIndex < pattern.count {
+                var next: Int?
                 switch pattern[patternIndex] {
                 case "*":
-                    result = match(textIndex, patternIndex + 1) || (textIndex < characters.count && match(textIndex + 1, patternIndex))
+                    lastStar = (patternIndex, textIndex)
+                    patternIndex += 1
+                    continue
                 case "?":
-                    result = textIndex < characters.count && match(textIndex + 1, patternIndex + 1)
+                    next = patternIndex + 1
                 case "[":
-                    guard let (matched, next) = characterClass(pattern, patternIndex, characters, textIndex) else { return false }
-                    result = matched && match(textIndex + 1, next)
+                    guard let (matched, after) = characterClass(pattern, patternIndex, characters, textIndex) else { return false }
+                    if matched { next = after }
                 case "\\" where patternIndex + 1 < pattern.count:
-                    result = textIndex < characters.count && characters[textIndex] == pattern[patternIndex + 1]
-                        && match(textIndex + 1, patternIndex + 2)
+                    if characters[textIndex] == pattern[patternIndex + 1] { next = patternIndex + 2 }
                 default:
-                    result = textIndex < characters.count && characters[textIndex] == pattern[patternIndex]
-                        && match(textIndex + 1, patternIndex + 1)
+                    if characters[textIndex] == pattern[patternIndex] { next = patternIndex + 1 }
+                }
+                if let next {
+                    textIndex += 1
+                    patternIndex = next
+                    continue
                 }
             }
-            memo[key] = result
-            return result
+            guard let star = lastStar else { return false }
+            lastStar = (star.pattern, star.text + 1)
+            textIndex = star.text + 1
+            patternIndex = star.pattern + 1
         }
-        return match(0, 0)
+        while patternIndex < pattern.count, pattern[patternIndex] == "*" { patternIndex += 1 }
+        return patternIndex == pattern.count
     }
 
     /// Whether the character at `textIndex` is in the class starting at `start`, and where the
@@ -227,5 +230,36 @@ enum Glob {
         guard index < pattern.count else { return nil }
         guard textIndex < text.count else { return (false, index + 1) }
         return (matched != negated, index + 1)
+    }
+}
+
+/// Glob matching over bytes, for text where a byte is a character (ASCII without `\r`).
+enum PlainBytes {
+    static func qualify(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
+
+    /// Whether `text` is `head`, then each of `middle` in order, then `tail`, with anything in
+    /// between; `nil` when `text` is not plain bytes (or not stored contiguously).
+    static func match(_ text: String, head: [UInt8], middle: [[UInt8]], tail: [UInt8]) -> Bool? {
+        text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
+            guard bytes.count >= head.count + tail.count, bytes.starts(with: head),
+                bytes[(bytes.count - tail.count)...].elementsEqual(tail)
+            else { return false }
+            var from = head.count
+            let end = bytes.count - tail.count
+            for part in middle {
+                guard let found = firstIndex(of: part, in: bytes, from: from, end: end) else { return false }
+                from = found + part.count
+            }
+            return true
+        } ?? nil
+    }
+
+    private static func firstIndex(of part: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> Int? {
+        guard part.count <= end - from else { return nil }
+        for start in from...(end - part.count) where bytes[start..<(start + part.count)].elementsEqual(part) {
+            return start
+        }
+        return nil
     }
 }

@@ -57,6 +57,16 @@ public enum RuleAction: Sendable, Hashable {
 typealias CompiledAction = @Sendable (inout Event) throws -> Bool
 
 extension RuleAction {
+    /// Whether the action has changed nothing when it throws, so a rule made of it alone may
+    /// edit the event in place instead of a copy kept for rolling back.
+    var changesNothingWhenItFails: Bool {
+        switch self {
+        case .drop, .sample, .set, .copy, .delete, .toString: return true
+        case .allow(let path, _), .remove(let path, _): return !path.isEmpty
+        case .move, .map: return false
+        }
+    }
+
     func compiled() -> CompiledAction {
         switch self {
         case .drop:
@@ -87,12 +97,26 @@ extension RuleAction {
             }
         case .allow(let path, let keys):
             let kept = Set(keys)
+            if path.count == 1, let field = EventObjectField(path[0]) {
+                return { event throws in
+                    let changes = field.read(event)?.keys.contains { !kept.contains($0) } ?? false
+                    if changes { field.edit(&event) { $0 = $0.filter { kept.contains($0.key) } } }
+                    return true
+                }
+            }
             return { event throws in
                 try KeyFilter.apply(at: path, in: &event) { $0.filter { kept.contains($0.key) } }
                 return true
             }
         case .remove(let path, let keys):
             let removed = Set(keys)
+            if path.count == 1, let field = EventObjectField(path[0]) {
+                return { event throws in
+                    let changes = field.read(event).map { object in keys.contains { object[$0] != nil } } ?? false
+                    if changes { field.edit(&event) { object in for key in keys { object.removeValue(forKey: key) } } }
+                    return true
+                }
+            }
             return { event throws in
                 try KeyFilter.apply(at: path, in: &event) { $0.filter { !removed.contains($0.key) } }
                 return true

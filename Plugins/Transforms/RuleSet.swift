@@ -54,6 +54,9 @@ public struct RuleSet: Sendable {
         let types: Set<EventType>?
         let matches: @Sendable (Event) -> Bool
         let actions: [CompiledAction]
+        /// The rule's one action when it changes nothing if it fails: it may edit the event in
+        /// place.
+        let inPlaceAction: CompiledAction?
 
         init(rule: Rule, matches: @escaping @Sendable (Event) -> Bool, actions: [CompiledAction]) {
             self.rule = rule
@@ -62,6 +65,7 @@ public struct RuleSet: Sendable {
             types = rule.types
             self.matches = matches
             self.actions = actions
+            inPlaceAction = rule.actions.count == 1 && rule.actions[0].changesNothingWhenItFails ? actions[0] : nil
         }
     }
 
@@ -109,16 +113,24 @@ public struct RuleSet: Sendable {
                 onStep?(Step(rule: entry.name, outcome: "matched"))
                 continue
             }
-            // Actions work on a copy, so a rule that fails part-way leaves no half-applied change.
-            var working = current
             do {
-                for action in entry.actions {
-                    guard try action(&working) else {
+                if let action = entry.inPlaceAction {
+                    guard try action(&current) else {
                         onStep?(Step(rule: entry.name, outcome: "dropped"))
                         return nil
                     }
+                } else {
+                    // Several actions work on a copy, so a rule that fails part-way leaves no
+                    // half-applied change.
+                    var working = current
+                    for action in entry.actions {
+                        guard try action(&working) else {
+                            onStep?(Step(rule: entry.name, outcome: "dropped"))
+                            return nil
+                        }
+                    }
+                    current = working
                 }
-                current = working
                 onStep?(Step(rule: entry.name, outcome: "matched"))
             } catch {
                 let failure = error as? RuleRuntimeError ?? RuleRuntimeError(message: "\(error)")

@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouterCore
+import MetaRouterTesting
 import Testing
 
 @testable import MetaRouterTransforms
@@ -93,6 +94,76 @@ private func value(_ text: String, _ event: Event = order) throws -> JSON? {
             for text in texts {
                 #expect(compiled(text) == Glob.matches(text, pattern: pattern), "\(pattern) vs \(text)")
             }
+        }
+    }
+
+    /// The general matcher agrees with a plain recursive definition of glob matching on random
+    /// patterns with every token kind, and decides long text on a small stack.
+    @Test func generalMatcherAgreesWithTheDefinition() {
+        let tokens = ["a", "b", "é", "*", "?", "[ab]", "[^a]", "[a-c]", "\\*", "\\a", "[", "\\"]
+        let letters: [Character] = ["a", "b", "c", "é", "*", "["]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            let pattern = (0..<Int.random(in: 0...5, using: &generator)).map { _ in tokens.randomElement(using: &generator)! }.joined()
+            let text = String((0..<Int.random(in: 0...6, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
+            #expect(Glob.matches(text, pattern: pattern) == definition(Array(text), Array(pattern)), "\(pattern) vs \(text)")
+        }
+        let long = String(repeating: "é", count: 200_000) + "x"
+        let results = SmallStack.run { [Glob.matches(long, pattern: "*x"), Glob.compile("é*é?")(long), Glob.compile("*y*")(long)] }
+        #expect(results == [true, true, false])
+    }
+
+    /// Glob matching as the specification states it, recursively: for short inputs only.
+    private func definition(_ text: [Character], _ pattern: [Character]) -> Bool {
+        guard let token = pattern.first else { return text.isEmpty }
+        switch token {
+        case "*":
+            return (0...text.count).contains { definition(Array(text.dropFirst($0)), Array(pattern.dropFirst())) }
+        case "?":
+            return !text.isEmpty && definition(Array(text.dropFirst()), Array(pattern.dropFirst()))
+        case "[":
+            guard let close = pattern.dropFirst(2).firstIndex(of: "]") else { return false }
+            guard let character = text.first else { return false }
+            var members = Array(pattern[1..<close])
+            let negated = members.first == "^"
+            if negated { members.removeFirst() }
+            var inClass = false
+            var index = 0
+            while index < members.count {
+                var low = members[index]
+                if low == "\\", index + 1 < members.count {
+                    index += 1
+                    low = members[index]
+                }
+                var high = low
+                if index + 2 < members.count, members[index + 1] == "-" {
+                    high = members[index + 2]
+                    index += 2
+                }
+                if low <= character, character <= high { inClass = true }
+                index += 1
+            }
+            return inClass != negated && definition(Array(text.dropFirst()), Array(pattern[(close + 1)...]))
+        case "\\" where pattern.count > 1:
+            return text.first == pattern[1] && definition(Array(text.dropFirst()), Array(pattern.dropFirst(2)))
+        default:
+            return text.first == token && definition(Array(text.dropFirst()), Array(pattern.dropFirst()))
+        }
+    }
+
+    /// Plain ASCII text is matched byte by byte; anything else (accents, `\r\n`, which is one
+    /// character of two bytes) by characters. Both must agree with the general matcher.
+    @Test func byteAndCharacterMatchingAgreeOnRandomPatterns() {
+        let alphabet: [String] = ["a", "b", "ab", "é", "\r", "\n", "\r\n", " ", "e\u{301}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            let pattern = (0..<Int.random(in: 0...5, using: &generator)).map { _ in
+                Bool.random(using: &generator) ? "*" : alphabet.randomElement(using: &generator)!
+            }.joined()
+            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                alphabet.randomElement(using: &generator)!
+            }.joined()
+            #expect(Glob.compile(pattern)(text) == Glob.matches(text, pattern: pattern), "\(pattern.debugDescription) vs \(text.debugDescription)")
         }
     }
 }
