@@ -72,7 +72,7 @@ extension AnalyticsClient {
     /// An empty or blank id would be carried on every later event: it is refused with a log
     /// line, and the identity stays as it was.
     private func acceptsIdentifier(_ id: String, call: String) -> Bool {
-        guard id.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return true }
+        guard Self.isBlank(id) else { return true }
         inputProblems.report(
             InputProblem(code: .emptyIdentifier, keyPath: call == "group" ? "groupId" : "userId",
                          message: "\(call) ignored: the id is empty; the current identity is kept"),
@@ -80,9 +80,17 @@ extension AnalyticsClient {
         return false
     }
 
+    /// Whether `text` is empty or only white space and zero-width spaces (what
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` removes on Linux), decided at the first
+    /// other character: this runs on the caller's thread for every call, where Foundation's
+    /// trimming cost a quarter of the call.
+    static func isBlank(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { !$0.properties.isWhitespace && $0 != "\u{200B}" }
+    }
+
     /// A track call needs a name: a blank one names nothing downstream.
     private func acceptsEventName(_ name: String) -> Bool {
-        guard name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return true }
+        guard Self.isBlank(name) else { return true }
         inputProblems.report(
             InputProblem(code: .missingEventName, keyPath: "event", message: "track ignored: the event name is empty"), call: "track")
         return false
