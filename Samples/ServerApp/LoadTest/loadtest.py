@@ -101,6 +101,7 @@ def main():
         server_port = wait_for_line(server, "listening", 60)
         rss_before = memory_mb(server.pid, "VmRSS")
         cpu_before = cpu_seconds(server.pid)
+        collector_cpu_before = cpu_seconds(collector.pid)
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
             script.write(WRK_SCRIPT)
         started = time.monotonic()
@@ -110,6 +111,7 @@ def main():
         elapsed = time.monotonic() - started
         os.unlink(script.name)
         cpu_used = cpu_seconds(server.pid) - cpu_before
+        collector_cpu = cpu_seconds(collector.pid) - collector_cpu_before
         rss_after = memory_mb(server.pid, "VmRSS")
         rss_peak = memory_mb(server.pid, "VmHWM")
         total = int(re.search(r"(\d+) requests in", wrk.stdout).group(1))
@@ -142,6 +144,7 @@ def main():
             "duplicates": counts["duplicates"], "batches": counts["accepted_batches"], "refused_503": counts["refused"],
             "max_gap_between_batches_s": round(counts["max_gap_s"], 3),
             "server_cpu_us_per_request": round(cpu_used / max(ok, 1) * 1e6, 1),
+            "collector_cpu_cores": round(collector_cpu / elapsed, 2),
             "rss_mb_before": round(rss_before), "rss_mb_after": round(rss_after), "rss_mb_peak": round(rss_peak),
             "sigterm_drain_s": round(drain, 2), "exit_code": server.returncode, "log_bytes": log_bytes,
             "delivered_after_restart": after_restart,
