@@ -29,6 +29,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         /// A drain is scheduled or running, or the executor is held: no new wake-up needed.
         var draining = false
         var held = false
+        /// Spaces out the wake-ups by events.
+        var eventWakes = EventWakePlanner()
     }
 
     /// What ``submit(_:)`` did with a command.
@@ -89,31 +91,27 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     func submit(_ command: Command) -> Admission {
         let isEvent: Bool
         if case .event = command { isEvent = true } else { isEvent = false }
-        let (wake, admission) = ingress.withLock { state -> (Bool, Admission) in
+        let (wake, admission) = ingress.withLock { state -> (EventWakePlanner.Wake?, Admission) in
             if isEvent {
                 guard state.pendingEvents < maxPendingEvents else {
                     state.overflowed += 1
                     let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-                    return (false, .overflowed(report: state.overflowReports.add(1, at: uptime)))
+                    return (nil, .overflowed(report: state.overflowReports.add(1, at: uptime)))
                 }
                 state.pendingEvents += 1
             }
             state.pending.append(command)
-            guard !state.draining else { return (false, .accepted) }
+            guard !state.draining else { return (nil, .accepted) }
             state.draining = true
-            return (true, .accepted)
+            return (isEvent ? state.eventWakes.wake(at: DispatchTime.now().uptimeNanoseconds) : .now, .accepted)
         }
-        if wake { queue.asyncAfter(deadline: .now() + .microseconds(Self.wakeDelayMicroseconds)) { self.drain() } }
+        switch wake {
+        case .now?: queue.async { self.drain() }
+        case .at(let uptime)?: queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: uptime)) { self.drain() }
+        case nil: break
+        }
         return admission
     }
-
-    /// How long the first command into an idle ingress waits before the executor wakes, so
-    /// that the calls of the next moment ride on the same wake-up. A server tracking at tens
-    /// of thousands of events per second otherwise wakes the executor thread (a futex and two
-    /// context switches) for nearly every event, which cost more than the event's own work;
-    /// an app does not notice a millisecond. Answers and timers (``submitPromptly(_:)``) wake
-    /// it at once.
-    static let wakeDelayMicroseconds = 1_000
 
     /// Events refused so far because the ingress was full.
     var overflowedEvents: Int { ingress.withLock { $0.overflowed } }
@@ -167,5 +165,36 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
             return state.prompt
         }
         for work in prompt { work(timeline) }
+    }
+}
+
+/// When an event that finds the executor idle wakes it: at once, unless an event woke it less
+/// than ``interval`` ago — then at that interval's end, so that a stream of calls shares one
+/// wake-up per interval. A server tracking tens of thousands of events per second otherwise
+/// wakes the executor thread (a futex and two context switches) for nearly every event, which
+/// costs more than the event's own work. A lone call is not delayed, nor is an operation, an
+/// answer or a timer (they wake the executor at once).
+struct EventWakePlanner {
+    /// When a drain starts.
+    enum Wake: Equatable {
+        case now
+        /// At this uptime, in nanoseconds.
+        case at(UInt64)
+    }
+
+    /// One millisecond: an app does not notice it; a server's stream of events shares it.
+    static let interval: UInt64 = 1_000_000
+
+    private var lastWake: UInt64?
+
+    /// The wake-up for an event arriving at `now` (uptime nanoseconds) to an idle executor.
+    mutating func wake(at now: UInt64) -> Wake {
+        guard let lastWake, now < lastWake &+ Self.interval else {
+            lastWake = now
+            return .now
+        }
+        let next = lastWake &+ Self.interval
+        self.lastWake = next
+        return .at(next)
     }
 }
