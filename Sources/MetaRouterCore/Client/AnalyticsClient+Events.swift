@@ -85,7 +85,14 @@ extension AnalyticsClient {
     /// other character: this runs on the caller's thread for every call, where Foundation's
     /// trimming cost a quarter of the call.
     static func isBlank(_ text: String) -> Bool {
-        !text.unicodeScalars.contains { !$0.properties.isWhitespace && $0 != "\u{200B}" }
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                guard scalar == " " || (0x09...0x0D).contains(scalar.value) else { return false }
+            } else if !scalar.properties.isWhitespace && scalar != "\u{200B}" {
+                return false
+            }
+        }
+        return true
     }
 
     /// A track call needs a name: a blank one names nothing downstream.
