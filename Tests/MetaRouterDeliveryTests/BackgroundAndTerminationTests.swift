@@ -50,7 +50,7 @@ private final class GatedTransport: HTTPTransport, @unchecked Sendable {  // `he
     }
 
     @Test func backgroundTimeIsHeldUntilTheUploadResolves() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

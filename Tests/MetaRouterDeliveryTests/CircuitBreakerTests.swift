@@ -46,7 +46,7 @@ import Testing
     /// End to end: three 503s open the breaker; nothing is sent while it is open, events keep
     /// being accepted, one probe goes after the cooldown, and its success closes it.
     @Test func breakerOverRealHTTP() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         try await harness.collector.script([
             ScriptedResponse(status: 503), ScriptedResponse(status: 503), ScriptedResponse(status: 503),

@@ -15,7 +15,7 @@ import Testing
 
     /// Runs the child to its end (or kills it after `killAfter`). The Swift runtime's own
     /// backtracer is turned off in the child: it would only make each crash slower.
-    private func runChild(_ arguments: [String], killAfter: TimeInterval? = nil) throws -> ChildRun {
+    private func runChild(_ arguments: [String], killAfter: TimeInterval? = nil) async throws -> ChildRun {
         let process = Process()
         process.executableURL = CrashChildLocator.url
         process.arguments = arguments
@@ -26,24 +26,28 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        if let killAfter {
-            Thread.sleep(forTimeInterval: killAfter)
-            kill(process.processIdentifier, SIGKILL)
+        let reader = output.fileHandleForReading
+        // The waits run off the cooperative pool (``offThePool(_:)``).
+        return try await offThePool {
+            if let killAfter {
+                Thread.sleep(forTimeInterval: killAfter)
+                kill(process.processIdentifier, SIGKILL)
+            }
+            let data = reader.readDataToEndOfFile()
+            process.waitUntilExit()
+            return ChildRun(
+                lines: String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init),
+                status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal)
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ChildRun(
-            lines: String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init),
-            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal)
     }
 
     /// Crashes a child the `kind` way, starts the next one, and returns the crash events the
     /// collector accepted (and the crashed child's run).
     private func crashAndReport(_ kind: String, collector: Collector, directory: URL) async throws -> (events: [JSON], crash: ChildRun) {
-        let crash = try runChild(["crash", directory.path, collector.baseURL.absoluteString, kind])
+        let crash = try await runChild(["crash", directory.path, collector.baseURL.absoluteString, kind])
         #expect(crash.lines.contains("armed"), "the child did not get as far as the crash")
         #expect(!crash.lines.contains("survived"))
-        let report = try runChild(["report", directory.path, collector.baseURL.absoluteString])
+        let report = try await runChild(["report", directory.path, collector.baseURL.absoluteString])
         #expect(report.lines.contains { $0.hasPrefix("reported") })
         let events = try await collector.acceptedEvents().filter { $0["event"]?.stringValue == "Application Crashed" }
         return (events, crash)
@@ -51,7 +55,7 @@ import Testing
 
     @Test(arguments: ["fatal", "unwrap", "overflow", "recursion", "nullwrite"])
     func eachCrashBecomesOneEventAtTheNextStart(kind: String) async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -77,7 +81,7 @@ import Testing
     }
 
     @Test func identicalCrashesShareAFingerprintAndDifferentOnesDoNot() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -92,7 +96,7 @@ import Testing
     }
 
     @Test func aHandlerTheHostInstalledFirstIsStillCalled() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -102,10 +106,10 @@ import Testing
         #expect(events.count == 1)
     }
 
-    @Test func nothingIsInstalledWithCaptureCrashesOff() throws {
+    @Test func nothingIsInstalledWithCaptureCrashesOff() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let run = try runChild(["off", directory.url.path, "http://127.0.0.1:9"])
+        let run = try await runChild(["off", directory.url.path, "http://127.0.0.1:9"])
         #expect(run.lines == ["unchanged"])
         #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("crash").path))
     }
@@ -113,16 +117,16 @@ import Testing
     /// The starts after a crash are killed at random moments, some of them while they report it;
     /// the crash still arrives, and only ever under one messageId.
     @Test func startsKilledWhileReportingLoseNothingAndSendOneMessageId() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let host = collector.baseURL.absoluteString
-        _ = try runChild(["crash", directory.url.path, host, "nullwrite"])
+        _ = try await runChild(["crash", directory.url.path, host, "nullwrite"])
         for _ in 0..<4 {
-            _ = try runChild(["report", directory.url.path, host], killAfter: Double.random(in: 0.05...0.6))
+            _ = try await runChild(["report", directory.url.path, host], killAfter: Double.random(in: 0.05...0.6))
         }
-        _ = try runChild(["report", directory.url.path, host])
+        _ = try await runChild(["report", directory.url.path, host])
         let crashes = try await collector.acceptedEvents().filter { $0["event"]?.stringValue == "Application Crashed" }
         #expect(crashes.count >= 1)
         #expect(Set(crashes.compactMap { $0["messageId"]?.stringValue }).count == 1)

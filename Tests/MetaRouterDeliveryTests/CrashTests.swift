@@ -12,11 +12,13 @@ import Testing
 
     /// Runs the child; returns its stdout lines once it exits (or once `killAfter` passes and
     /// it has been killed), and the monotonic time of the kill.
-    private func runChild(_ arguments: [String], killAfter: TimeInterval? = nil) throws -> [String] {
-        try runChildTimed(arguments, killAfter: killAfter).lines
+    private func runChild(_ arguments: [String], killAfter: TimeInterval? = nil) async throws -> [String] {
+        try await runChildTimed(arguments, killAfter: killAfter).lines
     }
 
-    private func runChildTimed(_ arguments: [String], killAfter: TimeInterval? = nil) throws -> (lines: [String], killedAt: UInt64) {
+    /// The child starts on the calling thread; the waits (the kill's delay, its output, its
+    /// exit) run off the cooperative pool (``offThePool(_:)``).
+    private func runChildTimed(_ arguments: [String], killAfter: TimeInterval? = nil) async throws -> (lines: [String], killedAt: UInt64) {
         let process = Process()
         process.executableURL = Self.childURL
         process.arguments = arguments
@@ -24,15 +26,18 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var killedAt: UInt64 = 0
-        if let killAfter {
-            Thread.sleep(forTimeInterval: killAfter)
-            killedAt = DispatchTime.now().uptimeNanoseconds
-            kill(process.processIdentifier, SIGKILL)
+        let reader = output.fileHandleForReading
+        return try await offThePool {
+            var killedAt: UInt64 = 0
+            if let killAfter {
+                Thread.sleep(forTimeInterval: killAfter)
+                killedAt = DispatchTime.now().uptimeNanoseconds
+                kill(process.processIdentifier, SIGKILL)
+            }
+            let data = reader.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), killedAt)
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), killedAt)
     }
 
     /// A producer at 2,000 events/s is killed at random moments, twelve times, while the host
@@ -45,7 +50,7 @@ import Testing
     /// build's executor can be starved for longer than the 100 ms it asserts.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["METAROUTER_LOAD_CRASH"] != nil))
     func nothingTrackedBeforeAKillUnderLoadIsLost() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -59,7 +64,7 @@ import Testing
             case 1: try await collector.script(fallback: ScriptedResponse(status: 200, delay: 0.05))
             default: try await collector.script(fallback: ScriptedResponse(status: 200, delay: 5))
             }
-            let (lines, killedAt) = try runChildTimed(
+            let (lines, killedAt) = try await runChildTimed(
                 ["load", directory.url.path, collector.baseURL.absoluteString, String(first)],
                 killAfter: Double.random(in: 0.3...1.2, using: &random))
             let stamped = lines.compactMap { line -> (index: Int, at: UInt64)? in
@@ -72,7 +77,7 @@ import Testing
                 expected += Array(first...lastSafe.index)
             }
             try await collector.script(fallback: ScriptedResponse(status: 200))
-            let drained = try runChild(["drain", directory.url.path, collector.baseURL.absoluteString])
+            let drained = try await runChild(["drain", directory.url.path, collector.baseURL.absoluteString])
             #expect(drained.last?.hasPrefix("drained") == true, "round \(round): \(drained)")
         }
         let requests = try await collector.requests().filter { $0.status == 200 && !$0.dropped }
@@ -95,7 +100,7 @@ import Testing
 
     @Test func everyDurableEventSurvivesSIGKILL() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.childURL.path), "build MetaRouterCrashChild first")
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -105,7 +110,7 @@ import Testing
             // Each round numbers its events from round × 1,000,000, so rounds never overlap.
             let first = round * 1_000_000
             try await collector.script(fallback: ScriptedResponse(status: 503))
-            let lines = try runChild(
+            let lines = try await runChild(
                 ["track", directory.url.path, collector.baseURL.absoluteString, String(first)],
                 killAfter: Double.random(in: 0.15...0.6, using: &random))
             if let durable = lines.compactMap({ $0.hasPrefix("durable ") ? Int($0.dropFirst(8)) : nil }).max() {
@@ -113,7 +118,7 @@ import Testing
             }
 
             try await collector.script(fallback: ScriptedResponse(status: 200))
-            let drained = try runChild(["drain", directory.url.path, collector.baseURL.absoluteString])
+            let drained = try await runChild(["drain", directory.url.path, collector.baseURL.absoluteString])
             #expect(drained.last?.hasPrefix("drained") == true, "round \(round): \(drained)")
         }
         let accepted = try await collector.acceptedEvents()

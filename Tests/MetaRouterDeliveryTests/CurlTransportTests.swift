@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func everyRequestIsAnsweredOnAKeptConnection() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let transport = try #require(CurlTransport())
         var failures: [String] = []
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func readsStatusHeadersAndBodyAndSendsNoInjectedHeader() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         try await collector.script([ScriptedResponse(status: 429, headers: ["Retry-After": "7", "X-Trace": "a b"])])
         let transport = try #require(CurlTransport())
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func aDroppedKeptConnectionIsAPromptErrorOrARetryNeverAHang() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let transport = try #require(CurlTransport())
         _ = try await send(transport, batchRequest(collector, bytes: 500)).get()
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func refusesOtherSchemesAndRequestsAfterInvalidate() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let transport = try #require(CurlTransport())
         let file = TransportRequest(url: URL(fileURLWithPath: "/etc/hostname"), body: Data(), timeout: 5)

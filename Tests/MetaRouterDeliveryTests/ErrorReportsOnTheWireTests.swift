@@ -9,7 +9,7 @@ import Testing
     private struct LookupFailed: Error {}
 
     @Test func aCapturedErrorArrivesWithItsTrail() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -10,7 +10,7 @@ import Testing
     /// ever cancelled).
     @Test(arguments: [false, true])
     func tenThousandEventsThroughThirtyPercentFaults(dropConnections: Bool) async throws {
-        let harness = try DeliveryHarness(realClock: SystemClock()) { options in
+        let harness = try await DeliveryHarness(realClock: SystemClock()) { options in
             options.upload.initialRetryDelay = 0.005
             options.upload.breaker.cooldown = 0.02
             options.upload.breaker.maxCooldown = 0.05

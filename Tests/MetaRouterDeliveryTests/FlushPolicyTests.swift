@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct FlushPolicyTests {
     @Test func countPolicyFlushesAtTheThresholdOnce() async throws {
-        let harness = try DeliveryHarness { $0.flushAt = 20 }
+        let harness = try await DeliveryHarness { $0.flushAt = 20 }
         defer { harness.stop() }
         harness.track(19)
         await harness.client.settle()
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func intervalPolicyFlushesOnTheClockWithoutARunLoop() async throws {
-        let harness = try DeliveryHarness { $0.flushIntervalSeconds = 10 }
+        let harness = try await DeliveryHarness { $0.flushIntervalSeconds = 10 }
         defer { harness.stop() }
         harness.track(3)
         await harness.client.settle()
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func shutdownStopsTheIntervalTimer() async throws {
-        let harness = try DeliveryHarness { $0.flushIntervalSeconds = 10 }
+        let harness = try await DeliveryHarness { $0.flushIntervalSeconds = 10 }
         defer { harness.stop() }
         harness.track(1)
         await harness.client.shutdown()
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func flushAndWaitReturnsAfterTheAttemptResolved() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(delay: 0.3)])
         harness.track(4)
@@ -111,7 +111,7 @@ final class WebhookDestination: DestinationPlugin, CompletingPlugin {
 
 @Suite struct ReusableMachineryTests {
     @Test func anotherDestinationReusesBatchingRetryAndBreaker() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         try await collector.script([ScriptedResponse(status: 500)])
         let clock = ManualClock()

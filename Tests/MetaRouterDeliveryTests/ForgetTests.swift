@@ -7,7 +7,7 @@ import Testing
 /// consent — reports it, and leaves every other file alone.
 @Suite struct ForgetTests {
     @Test func forgetWipesQueuedEventsIdentityAndConsentAndNothingElse() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

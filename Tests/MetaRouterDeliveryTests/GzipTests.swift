@@ -7,7 +7,7 @@ import Testing
 /// independent implementation): the events arrive intact and the wire carries far fewer bytes.
 @Suite struct GzipTests {
     @Test func gzipBodiesArriveIntactAndSmaller() async throws {
-        let harness = try DeliveryHarness { $0.upload.gzip = true }
+        let harness = try await DeliveryHarness { $0.upload.gzip = true }
         defer { harness.stop() }
         for index in 0..<100 {
             harness.client.track("Product Viewed", properties: ["n": index, "sku": "SHOE-\(index)", "price": 19.99, "currency": "EUR"])
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func withoutTheOptionBodiesGoAsTheyAre() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         harness.track(3)
         await harness.client.flushAndWait()

@@ -21,7 +21,7 @@ import Glibc
     }
 
     @Test func afterShutdownTheWriteKeyGetsALiveInstanceThatDeliversWhatWasLeft() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -47,7 +47,7 @@ import Glibc
     /// `maxDiskAgeSeconds` reaches the log: events older than it when the next start opens
     /// the log are dropped, counted and logged, not sent.
     @Test func eventsOlderThanTheDiskAgeAreDroppedAtTheNextStart() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

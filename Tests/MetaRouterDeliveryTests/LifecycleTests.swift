@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func installUpdateAndUnchangedRelaunch() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let device = InMemoryKeyValueStore()
         for (version, build) in [("1.0", "10"), ("2.0", "20"), ("2.0", "20")] {
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func upgradeFromBeforeLifecycleAndResetKeepsTheRelease() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let device = InMemoryKeyValueStore()
         do {
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func backgroundLaunchActivationBlipsAndBackgrounding() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let (app, source) = await launch(collector, store: InMemoryKeyValueStore(), version: "1.0", build: "1")
         source.send(.launched(inBackground: true))
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func deepLinksOnColdLaunchAndOnResume() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let (app, source) = await launch(collector, store: InMemoryKeyValueStore(), version: "1.0", build: "1")
         app.recordOpenedURL(URL(string: "myapp://promo/1")!, sourceApplication: "com.apple.mobilesafari")
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func lifecycleOffEmitsNothingAndRecordOpenedURLWarns() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let logs = RecordingLogSink()
         var options = InitOptions(writeKey: "lifecycle-off-\(UUID().uuidString)", ingestionHost: collector.baseURL, maxDiskEvents: 0)
@@ -154,7 +154,7 @@ import Testing
     /// A server child process with two instances, each with events queued, receives SIGTERM:
     /// both deliver all of theirs, then the signal ends the process.
     @Test func sigtermDrainsTheQueueBeforeExit() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -166,8 +166,12 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+        let reader = output.fileHandleForReading
+        let line = try await offThePool {
+            var line = Data()
+            while let byte = try reader.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+            return line
+        }
         #expect(String(decoding: line, as: UTF8.self) == "ready 15")
         #expect(try await collector.requests().isEmpty)
         process.terminate()

@@ -7,7 +7,7 @@ import Testing
 /// files hold the tags while the host is down, and the collector receives them.
 @Suite struct PIIOnTheWireTests {
     @Test func scrubbedDataNeverReachesTheDiskOrTheWire() async throws {
-        let collector = try Collector()
+        let collector = try await Collector.start()
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

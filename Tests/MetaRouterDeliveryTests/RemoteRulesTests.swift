@@ -39,9 +39,9 @@ import Testing
         let ingestion: Collector
         let directory: TemporaryDirectory
 
-        init() throws {
-            server = try Collector()
-            ingestion = try Collector()
+        init() async throws {
+            server = try await Collector.start()
+            ingestion = try await Collector.start()
             directory = try TemporaryDirectory()
         }
 
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func aFetchedSetAppliesIsStoredAndA304KeepsIt() async throws {
-        let setting = try Setting()
+        let setting = try await Setting()
         defer { setting.stop() }
         let (server, ingestion, directory) = (setting.server, setting.ingestion, setting.directory)
         try await server.script([ScriptedResponse(status: 200, headers: ["ETag": "\"e1\""], body: Self.rules(1))], fallback: ScriptedResponse(status: 304))
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func badPayloadsAndFailuresKeepTheLastGoodSetAndAreLoggedOnce() async throws {
-        let setting = try Setting()
+        let setting = try await Setting()
         defer { setting.stop() }
         let (server, ingestion, directory) = (setting.server, setting.ingestion, setting.directory)
         let tooDeep = "rule { when " + String(repeating: "(", count: 200) + "true" + String(repeating: ")", count: 200) + " drop }"
@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func aRuleThatFailsIsLoggedOncePerSet() async throws {
-        let setting = try Setting()
+        let setting = try await Setting()
         defer { setting.stop() }
         let failing = """
             ruleset "remote" version 7
@@ -139,7 +139,7 @@ import Testing
     }
 
     @Test func aPinnedDigestRefusesAnyOtherPayload() async throws {
-        let setting = try Setting()
+        let setting = try await Setting()
         defer { setting.stop() }
         let (server, ingestion, directory) = (setting.server, setting.ingestion, setting.directory)
         let pinned = Self.rules(3)
@@ -155,7 +155,7 @@ import Testing
     }
 
     @Test func theStoredSetAndTheFallbackApplyAtStartWithTheServerDown() async throws {
-        let ingestion = try Collector()
+        let ingestion = try await Collector.start()
         defer { ingestion.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -167,7 +167,7 @@ import Testing
         #expect(await first.waitForRules { $0?.version == 0 && $0?.source == .fallback })
         await first.analytics.shutdown()
         // One run fetches version 5 and stores it …
-        let server = try Collector()
+        let server = try await Collector.start()
         try await server.script(fallback: ScriptedResponse(status: 200, body: Self.rules(5)))
         let second = start(ruleServer: server.baseURL, ingestion: ingestion, directory: directory.url, fallback: fallback)
         #expect(await second.waitForRules { $0?.version == 5 && $0?.source == .fetched })

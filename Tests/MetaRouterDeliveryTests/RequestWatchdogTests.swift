@@ -39,7 +39,7 @@ private final class SwallowingTransport: HTTPTransport, @unchecked Sendable {  /
 @Suite struct RequestWatchdogTests {
     @Test func aRequestThatNeverAnswersIsGivenUpAfterItsOwnDeadline() async throws {
         let transport = SwallowingTransport(swallowing: [2])
-        let harness = try DeliveryHarness { $0.transport = transport }
+        let harness = try await DeliveryHarness { $0.transport = transport }
         defer { harness.stop() }
         // t = 0: the first request is answered; the watchdog's one timer is armed for t = 15.
         harness.track(1)
@@ -84,7 +84,7 @@ private final class SwallowingTransport: HTTPTransport, @unchecked Sendable {  /
     }
 
     @Test func anIdleUploaderLeavesNoTimerBehind() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         harness.track(1)
         await harness.client.flushAndWait()

@@ -8,7 +8,7 @@ import Testing
 /// event is reported once — delivered or dropped by a reset, never both.
 @Suite struct ResetUnderLoadTests {
     @Test func resetDuringUploadsReportsTruthfullyAndKeepsOrder() async throws {
-        let harness = try DeliveryHarness(realClock: SystemClock()) { options in
+        let harness = try await DeliveryHarness(realClock: SystemClock()) { options in
             options.upload.initialRetryDelay = 0.005
             options.maxQueueEvents = 50_000
             options.flushAt = 20

@@ -38,8 +38,8 @@ import Testing
         }
     }
 
-    private func start(_ signals: SignalsPlugin.Configuration) throws -> Instance {
-        let collector = try Collector()
+    private func start(_ signals: SignalsPlugin.Configuration) async throws -> Instance {
+        let collector = try await Collector.start()
         let directory = try TemporaryDirectory()
         var options = InitOptions(writeKey: "signals-\(UUID())", ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
         options.storageDirectory = directory.url
@@ -62,7 +62,7 @@ import Testing
         """
 
     @Test func theSeedsAddToCartJoinsATapWithTheLastProductResponse() async throws {
-        let instance = try start(SignalsPlugin.Configuration(generators: [try SignalGenerator.rules(Self.addToCart)]))
+        let instance = try await start(SignalsPlugin.Configuration(generators: [try SignalGenerator.rules(Self.addToCart)]))
         let analytics = instance.analytics
         analytics.emit(.network(.response, url: "https://shop.example/products/1", statusCode: 200, data: ["content": ["price": 10, "currency": "EUR", "id": "p1"]]))
         analytics.emit(.network(.response, url: "https://shop.example/products/2", statusCode: 200, data: ["content": ["price": 20, "id": "p2"]]))
@@ -87,7 +87,7 @@ import Testing
         }
         var configuration = SignalsPlugin.Configuration(generators: [screens])
         configuration.maximumBufferSize = 5
-        let instance = try start(configuration)
+        let instance = try await start(configuration)
         for screen in ["Home", "List", "Detail"] {
             instance.analytics.emit(.navigation(.entering, screen: screen))
             instance.analytics.emit(.navigation(.leaving, screen: screen))
@@ -105,7 +105,7 @@ import Testing
     @Test func signalsKeepTheirPlaceAmongTheCallsAndResetAndForgetClearThem() async throws {
         var configuration = SignalsPlugin.Configuration()
         configuration.instrumentation = true
-        let instance = try start(configuration)
+        let instance = try await start(configuration)
         let analytics = instance.analytics
         analytics.track("First")
         analytics.emit(.interaction(component: "button", title: "Buy"))
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func signalDataNestedTooDeepIsReportedAndLeftOut() async throws {
-        let instance = try start(SignalsPlugin.Configuration())
+        let instance = try await start(SignalsPlugin.Configuration())
         var deep: JSON = "leaf"
         for _ in 0..<40 { deep = .array([deep]) }
         instance.analytics.emit(.userDefined(["deep": deep, "kept": 1]))
@@ -154,7 +154,7 @@ import Testing
         }
         var configuration = SignalsPlugin.Configuration(generators: [echo])
         configuration.instrumentation = true
-        let instance = try start(configuration)
+        let instance = try await start(configuration)
         instance.analytics.track("Original")
         let events = try await instance.delivered()
         #expect(events.map { $0["event"]?.stringValue ?? "" } == ["Original", "Echo"])
@@ -166,12 +166,12 @@ import Testing
     }
 
     @Test func theWebhookBroadcasterRelaysEveryRelayCountSignals() async throws {
-        let receiver = try Collector()
+        let receiver = try await Collector.start()
         defer { receiver.stop() }
         let webhook = WebhookSignalBroadcaster(url: receiver.baseURL.appendingPathComponent("signals"))
         var configuration = SignalsPlugin.Configuration(broadcasters: [webhook])
         configuration.relayCount = 3
-        let instance = try start(configuration)
+        let instance = try await start(configuration)
         for index in 0..<7 { instance.analytics.emit(.userDefined(["n": .int(Int64(index))])) }
         let requests = try await receiver.waitFor { $0.count >= 2 }
         let relayed = requests.map { request in request.body?["signals"]?.arrayValue?.compactMap { $0["data"]?["n"]?.int64Value } ?? [] }
@@ -184,11 +184,11 @@ import Testing
     }
 
     @Test func networkSignalsComeFromTheAppsOwnSessionAndNeverFromTheSDKsHosts() async throws {
-        let api = try Collector()
+        let api = try await Collector.start()
         defer { api.stop() }
         var configuration = SignalsPlugin.Configuration()
         configuration.network = NetworkSignals.Options()
-        let instance = try start(configuration)
+        let instance = try await start(configuration)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.protocolClasses = [NetworkSignalsProtocol.self] + (sessionConfiguration.protocolClasses ?? [])
         let session = URLSession(configuration: sessionConfiguration)

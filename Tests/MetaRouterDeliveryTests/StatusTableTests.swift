@@ -6,7 +6,7 @@ import Testing
 /// Every row of the seed's delivery table, over real HTTP to the collector fixture.
 @Suite struct StatusTableTests {
     @Test func deliversABatchWithTheWireFormatAndHeaders() async throws {
-        let harness = try DeliveryHarness(hostSuffix: "/prefix/")
+        let harness = try await DeliveryHarness(hostSuffix: "/prefix/")
         defer { harness.stop() }
         harness.client.identify("user-1", traits: ["plan": "pro"])
         harness.client.track("Order Completed", properties: ["total": 19.99, "big": 9_007_199_254_740_993])
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func traceHeaderFollowsSetTracing() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         harness.client.perform { $0.find(MetaRouterDestination.self)?.uploader?.tracing = true }
         harness.track(1)
@@ -57,7 +57,7 @@ import Testing
 
     @Test(arguments: [500, 502, 503, 408])
     func retryableStatusRequeuesAndRetriesWithTheSameKey(status: Int) async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: status)])
         harness.track(3)
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func networkErrorIsRetried() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(drop: true)])
         harness.track(2)
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func retryDelayDoublesBeforeTheBreakerOpens() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: 500), ScriptedResponse(status: 500)])
         harness.track(1)
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func throttledWaitsForRetryAfterSeconds() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: 429, headers: ["Retry-After": "30"])])
         harness.track(1)
@@ -122,7 +122,7 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(ResponseClassifier.retryAfter("Fri, 15 Jan 2027 08:00:20 GMT", now: now).map { $0.rounded() } == 20)
         #expect(ResponseClassifier.retryAfter("soon", now: now) == nil)
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: 429, headers: ["Retry-After": "0"])])
         harness.track(1)
@@ -134,7 +134,7 @@ import Testing
     }
 
     @Test func payloadTooLargeHalvesWaitsAndNeverGrowsBackToARefusedSize() async throws {
-        let harness = try DeliveryHarness { $0.upload.maxBatchSize = 8 }
+        let harness = try await DeliveryHarness { $0.upload.maxBatchSize = 8 }
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: 413), ScriptedResponse(status: 413)])
         harness.track(16)
@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test func payloadTooLargeDropsOnlyASingleOversizedEvent() async throws {
-        let harness = try DeliveryHarness { $0.upload.maxBatchSize = 2 }
+        let harness = try await DeliveryHarness { $0.upload.maxBatchSize = 2 }
         defer { harness.stop() }
         try await harness.collector.script([
             ScriptedResponse(status: 413), ScriptedResponse(status: 413), ScriptedResponse(status: 200),
@@ -176,7 +176,7 @@ import Testing
 
     @Test(arguments: [400, 422, 418])
     func rejectedBatchIsDroppedAndDeliveryContinues(status: Int) async throws {
-        let harness = try DeliveryHarness { $0.upload.maxBatchSize = 2 }
+        let harness = try await DeliveryHarness { $0.upload.maxBatchSize = 2 }
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: status)])
         harness.track(4)
@@ -191,7 +191,7 @@ import Testing
 
     @Test(arguments: [401, 403, 404])
     func fatalStatusDisablesTheClient(status: Int) async throws {
-        let harness = try DeliveryHarness { $0.upload.maxBatchSize = 2 }
+        let harness = try await DeliveryHarness { $0.upload.maxBatchSize = 2 }
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: status)])
         harness.track(5)
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func resetDuringFlushDoesNotRequeueTheInFlightBatch() async throws {
-        let harness = try DeliveryHarness()
+        let harness = try await DeliveryHarness()
         defer { harness.stop() }
         try await harness.collector.script([ScriptedResponse(status: 500, delay: 0.3)])
         harness.track(3)
@@ -227,7 +227,7 @@ import Testing
     }
 
     @Test func queueCapDropsOldestAndCountsThem() async throws {
-        let harness = try DeliveryHarness { $0.maxQueueEvents = 5 }
+        let harness = try await DeliveryHarness { $0.maxQueueEvents = 5 }
         defer { harness.stop() }
         harness.track(8)
         await harness.client.flushAndWait()
@@ -238,7 +238,7 @@ import Testing
     }
 
     @Test func retriedBatchSurvivesAQueueThatFillsUp() async throws {
-        let harness = try DeliveryHarness {
+        let harness = try await DeliveryHarness {
             $0.maxQueueEvents = 4
             $0.upload.maxBatchSize = 2
         }
@@ -252,7 +252,7 @@ import Testing
     }
 
     @Test func byteCapSplitsBatches() async throws {
-        let harness = try DeliveryHarness { $0.upload.maxBatchBytes = 2_000 }
+        let harness = try await DeliveryHarness { $0.upload.maxBatchBytes = 2_000 }
         defer { harness.stop() }
         let padding = String(repeating: "x", count: 600)
         for index in 0..<6 { harness.client.track("Big", properties: ["n": index, "pad": padding]) }

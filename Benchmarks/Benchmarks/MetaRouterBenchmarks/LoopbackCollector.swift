@@ -28,7 +28,9 @@ final class LoopbackCollector: @unchecked Sendable {  // immutable after init; u
 
     func stop() {
         try? input.fileHandleForWriting.close()
-        process.terminate()
+        // SIGKILL: the collector may have inherited a blocked SIGTERM from the thread that
+        // started it.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

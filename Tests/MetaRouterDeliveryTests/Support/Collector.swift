@@ -55,7 +55,11 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    init() throws {
+    /// Starts a collector. The process is started on the calling thread (a process started
+    /// from a thread of its own was, now and then, never seen to exit by Foundation); only the
+    /// wait for its port line — seconds on a busy machine — runs off the cooperative pool
+    /// (``offThePool(_:)``).
+    static func start() async throws -> Collector {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/collector.py")
         let process = Process()
@@ -67,14 +71,20 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
         process.standardInput = input
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
+        let reader = output.fileHandleForReading
+        let line = try await offThePool {
+            var line = Data()
+            while let byte = try reader.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+            return line
         }
         guard let text = String(data: line, encoding: .utf8), text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw CollectorError.noPort(String(decoding: line, as: UTF8.self))
         }
+        return Collector(port: port, process: process, input: input)
+    }
+
+    private init(port: Int, process: Process, input: Pipe) {
         self.port = port
         self.process = process
         self.input = input
@@ -84,7 +94,11 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
 
     func stop() {
         try? input.fileHandleForWriting.close()
-        process.terminate()
+        // SIGKILL, not SIGTERM: a child started from one of dispatch's threads inherits their
+        // blocked SIGTERM, and the end of its stdin may not come while another child started
+        // at the same moment holds a copy of the pipe. Either left a collector running and
+        // `waitUntilExit` spinning for ever.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 

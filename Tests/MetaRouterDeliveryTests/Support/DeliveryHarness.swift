@@ -18,8 +18,8 @@ struct DeliveryHarness {
         clock: ManualClock = ManualClock(),
         realClock: (any AnalyticsClock)? = nil,
         configure: (inout MetaRouterDestination.Options) -> Void = { _ in }
-    ) throws {
-        let collector = try Collector()
+    ) async throws {
+        let collector = try await Collector.start()
         let failures = Locked<[PermanentFailure]>([])
         var options = MetaRouterDestination.Options(ingestionHost: URL(string: collector.baseURL.absoluteString + hostSuffix)!)
         options.flushAt = 1_000_000
