@@ -26,13 +26,7 @@ public struct MetaRouterBatchFormat: BatchFormat {
         var event = event
         event.writeKey = writeKey
         event.sentAt = nil
-        let encoded = event.jsonBytes(encodingContext: contextCache.bytes(for:))
-        // The writer reserves room generously; a queued payload may wait for hours, so it
-        // keeps only its own bytes (about a third less memory per queued event).
-        guard encoded.capacity > encoded.count + 64 else { return encoded }
-        return [UInt8](unsafeUninitializedCapacity: encoded.count) { buffer, initialized in
-            initialized = buffer.initialize(fromContentsOf: encoded)
-        }
+        return event.jsonBytes(encodingContext: contextCache.bytes(for:))
     }
 
     /// `{"batch":[…]}` with `"sentAt"` appended to each event.

@@ -12,23 +12,9 @@ enum Evaluator {
     static func condition(_ expression: Expression) -> Predicate {
         switch expression {
         case .and(let terms):
-            // Chained closures, not an array of them: closures kept in an array are called
-            // through conversion thunks.
-            guard let first = terms.first else { return { _ in true } }
-            var combined = condition(first)
-            for term in terms.dropFirst() {
-                let (earlier, next) = (combined, condition(term))
-                combined = { earlier($0) && next($0) }
-            }
-            return combined
+            return chain(terms, empty: true) { earlier, next in { earlier($0) && next($0) } }
         case .or(let terms):
-            guard let first = terms.first else { return { _ in false } }
-            var combined = condition(first)
-            for term in terms.dropFirst() {
-                let (earlier, next) = (combined, condition(term))
-                combined = { earlier($0) || next($0) }
-            }
-            return combined
+            return chain(terms, empty: false) { earlier, next in { earlier($0) || next($0) } }
         case .not(let inner):
             let predicate = condition(inner)
             return { !predicate($0) }
@@ -59,6 +45,18 @@ enum Evaluator {
         }
         let value = compile(expression)
         return { value($0) == .bool(true) }
+    }
+
+    /// The terms' predicates joined left to right by `join`; `empty` for no terms. Chained
+    /// closures, not an array of them: closures kept in an array are called through conversion
+    /// thunks.
+    private static func chain(
+        _ terms: [Expression], empty: Bool, _ join: (@escaping Predicate, @escaping Predicate) -> Predicate
+    ) -> Predicate {
+        guard let first = terms.first else { return { _ in empty } }
+        var combined = condition(first)
+        for term in terms.dropFirst() { combined = join(combined, condition(term)) }
+        return combined
     }
 
     /// A value; `nil` from the closure means missing.

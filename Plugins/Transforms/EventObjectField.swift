@@ -72,8 +72,9 @@ enum EventObjectField {
             guard case .object(let replacement) = value else { throw RuleRuntimeError(message: "\(name) must be an object") }
             return replace(with: replacement, in: &event)
         }
-        let current = read(event)
-        guard current != nil || createParents else { return }
+        // Only whether the object exists: a copy of it held across `edit` would make the edit
+        // copy the whole dictionary.
+        guard createParents || read(event) != nil else { return }
         if rest.count == 1 {
             edit(&event) { object in
                 // Rules tend to add several keys: grow once, not at every doubling.
@@ -84,7 +85,7 @@ enum EventObjectField {
             }
             return
         }
-        let updated = try JSONEdit.setting(value, at: rest, in: .object(current ?? [:]), createParents: createParents)
+        let updated = try JSONEdit.setting(value, at: rest, in: .object(read(event) ?? [:]), createParents: createParents)
         replace(with: updated.objectValue, in: &event)
     }
 }

@@ -235,13 +235,16 @@ enum Glob {
 
 /// Glob matching over bytes, for text where a byte is a character (ASCII without `\r`).
 enum PlainBytes {
-    static func qualify(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
+    static func qualify(_ text: String) -> Bool { text.utf8.allSatisfy(isPlain) }
+
+    /// An ASCII byte other than `\r`.
+    private static func isPlain(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x0D }
 
     /// Whether `text` is `head`, then each of `middle` in order, then `tail`, with anything in
     /// between; `nil` when `text` is not plain bytes (or not stored contiguously).
     static func match(_ text: String, head: [UInt8], middle: [[UInt8]], tail: [UInt8]) -> Bool? {
         text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
-            guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
+            guard bytes.allSatisfy(isPlain) else { return nil }
             guard bytes.count >= head.count + tail.count, bytes.starts(with: head),
                 bytes[(bytes.count - tail.count)...].elementsEqual(tail)
             else { return false }

@@ -96,29 +96,15 @@ extension RuleAction {
                 return true
             }
         case .allow(let path, let keys):
-            let kept = Set(keys)
-            if path.count == 1, let field = EventObjectField(path[0]) {
-                return { event throws in
-                    let changes = field.read(event)?.keys.contains { !kept.contains($0) } ?? false
-                    if changes { field.edit(&event) { $0 = $0.filter { kept.contains($0.key) } } }
-                    return true
-                }
-            }
+            let filter = KeyFilter.allow(Set(keys))
             return { event throws in
-                try KeyFilter.apply(at: path, in: &event) { $0.filter { kept.contains($0.key) } }
+                try filter.apply(at: path, in: &event)
                 return true
             }
         case .remove(let path, let keys):
-            let removed = Set(keys)
-            if path.count == 1, let field = EventObjectField(path[0]) {
-                return { event throws in
-                    let changes = field.read(event).map { object in keys.contains { object[$0] != nil } } ?? false
-                    if changes { field.edit(&event) { object in for key in keys { object.removeValue(forKey: key) } } }
-                    return true
-                }
-            }
+            let filter = KeyFilter.remove(Set(keys))
             return { event throws in
-                try KeyFilter.apply(at: path, in: &event) { $0.filter { !removed.contains($0.key) } }
+                try filter.apply(at: path, in: &event)
                 return true
             }
         case .toString(let path):
@@ -171,17 +157,43 @@ enum Sampling {
 
 /// Allow- and drop-lists of keys.
 enum KeyFilter {
-    static func apply(at path: [String], in event: inout Event, _ filter: @escaping ([String: JSON]) -> [String: JSON]) throws(RuleRuntimeError) {
+    /// Keep only these keys.
+    case allow(Set<String>)
+    /// Remove these keys.
+    case remove(Set<String>)
+
+    func keeps(_ key: String) -> Bool {
+        switch self {
+        case .allow(let kept): return kept.contains(key)
+        case .remove(let removed): return !removed.contains(key)
+        }
+    }
+
+    /// Whether filtering `object` would take a key out (asked with as few lookups as the list).
+    func changes(_ object: [String: JSON]) -> Bool {
+        switch self {
+        case .allow(let kept): return object.keys.contains { !kept.contains($0) }
+        case .remove(let removed): return removed.contains { object[$0] != nil }
+        }
+    }
+
+    /// Filters the object at `path` (or each object of the array there). An object field of the
+    /// event itself (`properties: [...]`) is edited in place, and only when a key goes.
+    func apply(at path: [String], in event: inout Event) throws(RuleRuntimeError) {
         guard let field = path.first else {
             let top = event.jsonObject()
-            let kept = filter(top)
-            for key in top.keys where kept[key] == nil && !["type", "messageId", "timestamp", "context"].contains(key) {
+            for key in top.keys where !keeps(key) && !["type", "messageId", "timestamp", "context"].contains(key) {
                 try EventAccess.write(nil, at: [key], in: &event, createParents: false)
             }
             return
         }
+        if path.count == 1, let object = EventObjectField(field) {
+            guard object.read(event).map(changes) ?? false else { return }
+            object.edit(&event) { $0 = $0.filter { keeps($0.key) } }
+            return
+        }
         guard let current = EventAccess.reader([field])(event), current.objectValue != nil else { return }
-        let updated = JSONEdit.updatingObjects(at: path.dropFirst(), in: current, filter)
+        let updated = JSONEdit.updatingObjects(at: path.dropFirst(), in: current) { $0.filter { keeps($0.key) } }
         try EventAccess.write(updated, at: [field], in: &event, createParents: false)
     }
 }

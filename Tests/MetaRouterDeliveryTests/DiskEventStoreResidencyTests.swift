@@ -41,6 +41,18 @@ import Testing
         return events
     }
 
+    /// The encoder leaves room in its arrays; a payload kept in memory keeps only its bytes.
+    @Test func aResidentPayloadKeepsOnlyItsOwnBytes() {
+        var roomy: [UInt8] = []
+        roomy.reserveCapacity(1024)
+        roomy.append(contentsOf: Array("{\"n\":1}".utf8))
+        let kept = DiskEventStore.resident(QueuedEvent(messageId: "m", timestamp: now, payload: roomy))
+        #expect(kept.payload == roomy)
+        #expect(kept.payload.capacity < roomy.count + 64)
+        let snug = event(1)
+        #expect(DiskEventStore.resident(snug) == snug)
+    }
+
     @Test func aQueueLargerThanTheBudgetIsHeldOnDiskAndReadBackInOrder() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

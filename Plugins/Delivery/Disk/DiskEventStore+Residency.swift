@@ -11,6 +11,18 @@ extension DiskEventStore {
     /// Bytes read from a segment at once when an event is read back.
     static let readAheadBytes = 64 * 1024
 
+    /// The event as memory keeps it: the encoder reserves room generously, and a resident
+    /// payload may wait for hours, so it keeps only its own bytes. (The in-memory store copies
+    /// payloads into its chunks, so the copy is made here, where it is needed.)
+    static func resident(_ event: QueuedEvent) -> QueuedEvent {
+        guard event.payload.capacity > event.payload.count + 64 else { return event }
+        var kept = event
+        kept.payload = [UInt8](unsafeUninitializedCapacity: event.payload.count) { buffer, initialized in
+            initialized = buffer.initialize(fromContentsOf: event.payload)
+        }
+        return kept
+    }
+
     /// Takes `count` entries off the head, each with its event in memory. Entries whose
     /// records cannot be read back are dropped from the log, counted and logged.
     func takeFromHead(_ count: Int) -> [Entry] {

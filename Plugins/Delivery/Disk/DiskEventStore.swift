@@ -158,7 +158,7 @@ public final class DiskEventStore: EventStore {
         ).append(to: &buffer)
         entries.append(Entry(
             sequence: sequence, segment: segment, offset: start, length: Int32(buffer.count - start),
-            payloadCount: Int32(clamping: event.payload.count), event: event))
+            payloadCount: Int32(clamping: event.payload.count), event: Self.resident(event)))
         liveBySegment[segment, default: 0] += 1
         payloadBytes += event.payload.count
         residentBytes += event.payload.count

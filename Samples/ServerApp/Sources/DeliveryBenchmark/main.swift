@@ -10,17 +10,12 @@ import ServerAppKit
 // retries and drops. `LoadTest/delivery.py` runs it against the counting collector, which
 // checks order and duplicates.
 
-func argument(_ name: String) -> String? {
-    guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count else { return nil }
-    return CommandLine.arguments[index + 1]
-}
-
-guard let host = argument("--ingestion-host").flatMap(URL.init(string:)) else {
+guard let host = CommandLineOption.value("--ingestion-host").flatMap(URL.init(string:)) else {
     FileHandle.standardError.write(Data("usage: DeliveryBenchmark --ingestion-host URL --transport default|async-http-client [--events N] [--disk]\n".utf8))
     exit(2)
 }
-let transportName = argument("--transport") ?? "default"
-let total = max(1, Int(argument("--events") ?? "") ?? 100_000)
+let transportName = CommandLineOption.value("--transport") ?? "default"
+let total = max(1, Int(CommandLineOption.value("--events") ?? "") ?? 100_000)
 let disk = CommandLine.arguments.contains("--disk")
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("delivery-benchmark-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: directory) }

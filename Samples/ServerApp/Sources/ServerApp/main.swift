@@ -8,17 +8,12 @@ import ServerAppKit
 // last run is delivered now, not at each tenant's first request. `--no-analytics` serves the
 // same handler without `track` (the load test's baseline).
 
-func argument(_ name: String) -> String? {
-    guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count else { return nil }
-    return CommandLine.arguments[index + 1]
-}
-
 let logger = Logger(label: "server-app")
-let host = URL(string: argument("--ingestion-host") ?? "http://127.0.0.1:8787")!
-let storage = URL(fileURLWithPath: argument("--storage") ?? FileManager.default.temporaryDirectory.appendingPathComponent("server-app").path)
+let host = URL(string: CommandLineOption.value("--ingestion-host") ?? "http://127.0.0.1:8787")!
+let storage = URL(fileURLWithPath: CommandLineOption.value("--storage") ?? FileManager.default.temporaryDirectory.appendingPathComponent("server-app").path)
 let tenants = TenantAnalytics(ingestionHost: host, storageRoot: storage, logger: logger)
-for writeKey in (argument("--tenants") ?? "").split(separator: ",") { _ = tenants.instance(for: String(writeKey)) }
+for writeKey in (CommandLineOption.value("--tenants") ?? "").split(separator: ",") { _ = tenants.instance(for: String(writeKey)) }
 let tracking = !CommandLine.arguments.contains("--no-analytics")
-try await CheckoutServer.run(tenants: tenants, port: Int(argument("--port") ?? "8080") ?? 8080, logger: logger, tracking: tracking) { port in
+try await CheckoutServer.run(tenants: tenants, port: Int(CommandLineOption.value("--port") ?? "8080") ?? 8080, logger: logger, tracking: tracking) { port in
     FileHandle.standardOutput.write(Data("listening \(port)\n".utf8))
 }
