@@ -173,13 +173,15 @@ import Testing
         configuration.relayCount = 3
         let instance = try await start(configuration)
         for index in 0..<7 { instance.analytics.emit(.userDefined(["n": .int(Int64(index))])) }
-        let requests = try await receiver.waitFor { $0.count >= 2 }
+        // A generous bound (it returns as soon as both relays are in): under ThreadSanitizer
+        // the instance's start and each relay's request take seconds.
+        let requests = try await receiver.waitFor(timeout: 60) { $0.count >= 2 }
         let relayed = requests.map { request in request.body?["signals"]?.arrayValue?.compactMap { $0["data"]?["n"]?.int64Value } ?? [] }
         #expect(relayed == [[0, 1, 2], [3, 4, 5]])
         #expect(requests.allSatisfy { $0.path.hasSuffix("/signals") })
         // Shutting down relays what is left.
         await instance.stop()
-        let all = try await receiver.waitFor { $0.count >= 3 }
+        let all = try await receiver.waitFor(timeout: 60) { $0.count >= 3 }
         #expect(all.last?.body?["signals"]?.arrayValue?.count == 1)
     }
 
