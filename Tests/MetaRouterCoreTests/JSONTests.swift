@@ -68,6 +68,23 @@ import Testing
         #expect(parsed.map(Timestamp.epochMillis) == 1_795_306_645_877)
     }
 
+    @Test func anyDateIsWrittenWithinYearsZeroToNineThousandNineHundredNinetyNine() {
+        // A plugin or a caller's clock can hand the event any Date: none may trap.
+        #expect(Timestamp.string(from: Date(timeIntervalSince1970: .nan)) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.string(from: Date(timeIntervalSince1970: .infinity)) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.string(from: Date(timeIntervalSince1970: -1e300)) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.string(from: Date(timeIntervalSince1970: 253_402_300_799.999)) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.epochMillis(Date(timeIntervalSince1970: 9.3e15)) == Timestamp.writableMillis.upperBound)
+        #expect(!Timestamp.isWritable(Date(timeIntervalSince1970: .nan)))
+        #expect(!Timestamp.isWritable(Date(timeIntervalSince1970: 253_402_300_800)))
+        #expect(Timestamp.isWritable(Date(timeIntervalSince1970: -62_167_219_200)))
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300, -1e300, .greatestFiniteMagnitude, -9.3e15] {
+            let event = Event(type: .track, timestamp: Date(timeIntervalSince1970: seconds), event: "Hostile")
+            #expect(Event(json: JSON.object(event.jsonObject())) != nil)
+            #expect(!event.jsonBytes().isEmpty)
+        }
+    }
+
     @Test func messageIdsHaveEpochMillisAndUUID() {
         let id = MessageID.make(at: Date(timeIntervalSince1970: 1_734_691_572.843))
         let parts = id.split(separator: "-", maxSplits: 1)

@@ -49,4 +49,32 @@ import Testing
         #expect((await analytics.getDebugInfo()).invalidInput["event_without_identity"] == 3)
         await analytics.shutdown()
     }
+
+    @Test func aTimestampThatCannotBeWrittenIsReportedAndReplacedByTheTimeOfTheCall() async {
+        let capture = CapturingDestination()
+        let problems = Problems()
+        var options = localOptions("input-timestamp-\(UUID())", capture: capture)
+        options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        let hostile: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300, 9.3e15, -6.3e10, 2.6e11]
+        let before = Date()
+        for (index, seconds) in hostile.enumerated() {
+            analytics.track("Hostile \(index)", properties: ["index": index], options: EventOptions(timestamp: Date(timeIntervalSince1970: seconds)))
+        }
+        analytics.screen("Hostile Screen", properties: nil, options: EventOptions(timestamp: Date(timeIntervalSince1970: .nan)))
+        let kept = Date(timeIntervalSince1970: 1_700_000_000.5)
+        analytics.track("Kept", properties: nil, options: EventOptions(timestamp: kept))
+        await analytics.flushAndWait()
+
+        #expect(capture.events.count == hostile.count + 2)
+        for event in capture.events.dropLast() {
+            #expect(event.timestamp >= before && event.timestamp <= Date())
+            #expect(event.messageId.hasPrefix("\(Timestamp.epochMillis(event.timestamp))-"))
+        }
+        #expect(capture.events.last?.timestamp == kept)
+        #expect(problems.seen.current.count == hostile.count + 1)
+        #expect(problems.seen.current.allSatisfy { $0.code == .invalidTimestamp && $0.keyPath == "timestamp" })
+        #expect((await analytics.getDebugInfo()).invalidInput["event_timestamp_invalid"] == hostile.count + 1)
+        await analytics.shutdown()
+    }
 }

@@ -79,13 +79,26 @@ public struct EventFactory: Sendable {
     }
 
     private func base(_ type: EventType, _ options: EventOptions?) -> Event {
-        var event = Event(type: type, timestamp: options?.timestamp ?? clock.now())
+        var event = Event(type: type, timestamp: timestamp(type, options?.timestamp))
         guard let options else { return event }
         event.anonymousId = options.anonymousId
         event.userId = options.userId
         event.context = options.context ?? [:]
         event.integrations = options.integrations
         return event
+    }
+
+    /// The caller's timestamp when it can be written, else the time of the call (reported).
+    private func timestamp(_ type: EventType, _ given: Date?) -> Date {
+        guard let given else { return clock.now() }
+        guard Timestamp.isWritable(given) else {
+            problems.report(
+                InputProblem(code: .invalidTimestamp, keyPath: "timestamp",
+                             message: "timestamp \(given.timeIntervalSince1970) s since 1970 is not a date between years 0000 and 9999; the time of the call is used"),
+                call: "\(type.rawValue) call")
+            return clock.now()
+        }
+        return given
     }
 
     private func view(_ type: EventType, _ name: String, _ properties: [String: JSON]?, _ options: EventOptions?) -> Event {

@@ -19,6 +19,9 @@ public struct InputProblem: Sendable, Hashable, CustomStringConvertible {
         case propertyKeyNotString = "event_property_key_not_string"
         /// In per-call identity mode, an event with neither userId nor anonymousId: dropped.
         case eventWithoutIdentity = "event_without_identity"
+        /// A per-call timestamp that is NaN, infinite or outside years 0000–9999: the time of the
+        /// call is used instead.
+        case invalidTimestamp = "event_timestamp_invalid"
     }
 
     /// What is wrong.

@@ -13,7 +13,7 @@ package enum Timestamp {
 
     /// Appends the text of `date` (as ``string(from:)``) to `out`, with no `String` between.
     package static func append(_ date: Date, to out: inout [UInt8]) {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let totalMillis = epochMillis(date)
         var days = totalMillis / 86_400_000
         var millisOfDay = totalMillis % 86_400_000
         if millisOfDay < 0 {
@@ -52,9 +52,22 @@ package enum Timestamp {
         return plain.date(from: text)
     }
 
-    /// Milliseconds since 1970 for `date`.
+    /// The first and last millisecond a timestamp can be written for: years 0000 to 9999, the
+    /// four-digit years of ISO 8601.
+    package static let writableMillis: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
+    /// Whether `date` is finite and inside ``writableMillis``.
+    package static func isWritable(_ date: Date) -> Bool {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        return millis >= Double(writableMillis.lowerBound) && millis <= Double(writableMillis.upperBound)
+    }
+
+    /// Milliseconds since 1970 for `date`, held inside ``writableMillis`` (NaN counts as 1970):
+    /// a date from a caller, a plugin or a clock never traps the conversion to an integer.
     package static func epochMillis(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let millis = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        guard !millis.isNaN else { return 0 }
+        return Int64(min(max(millis, Double(writableMillis.lowerBound)), Double(writableMillis.upperBound)))
     }
 
     private static func appendDigits(_ value: Int64, width: Int, to out: inout [UInt8]) {
