@@ -23,10 +23,7 @@ public struct MetaRouterBatchFormat: BatchFormat {
 
     /// Sets `writeKey` and encodes the event.
     public func encode(_ event: Event) -> [UInt8] {
-        var event = event
-        event.writeKey = writeKey
-        event.sentAt = nil
-        return event.jsonBytes(encodingContext: contextCache.bytes(for:))
+        event.jsonBytes(writeKey: writeKey, sentAt: nil, encodingContext: contextCache.bytes(for:))
     }
 
     /// `{"batch":[…]}` with `"sentAt"` appended to each event.

@@ -28,56 +28,62 @@ extension Event {
     /// building the intermediate object (this runs once per delivered event). `encodingContext`
     /// may supply the context's bytes, e.g. from a cache.
     public func jsonBytes(encodingContext: (([String: JSON]) -> [UInt8])? = nil) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(1024)
-        var first = true
-        func field(_ name: StaticString, _ write: (inout [UInt8]) -> Void) {
-            out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            first = false
-            out.append(UInt8(ascii: "\""))
-            name.withUTF8Buffer { out.append(contentsOf: $0) }
-            out.append(UInt8(ascii: "\""))
-            out.append(UInt8(ascii: ":"))
-            write(&out)
-        }
-        func text(_ name: StaticString, _ value: String?) {
-            guard let value else { return }
-            field(name) { JSONWriter.writeString(value, into: &$0) }
-        }
-        func object(_ name: StaticString, _ value: [String: JSON]?) {
-            guard let value else { return }
-            field(name) { JSONWriter.writeObject(value, into: &$0) }
-        }
-        // Keys in byte order, matching JSONWriter's sorting of objects.
-        text("anonymousId", anonymousId)
-        if let encodingContext {
-            field("context") { $0.append(contentsOf: encodingContext(context)) }
-        } else {
-            object("context", context)
-        }
-        text("event", event)
-        text("groupId", groupId)
-        object("integrations", integrations)
-        text("messageId", messageId)
-        text("name", name)
-        text("previousId", previousId)
-        object("properties", properties)
-        func stamp(_ name: StaticString, _ date: Date?) {
-            guard let date else { return }
-            field(name) {
-                $0.append(UInt8(ascii: "\""))
-                Timestamp.append(date, to: &$0)
-                $0.append(UInt8(ascii: "\""))
+        jsonBytes(writeKey: writeKey, sentAt: sentAt, encodingContext: encodingContext)
+    }
+
+    /// The same with `writeKey` and `sentAt` in place of the event's own, so that a destination
+    /// stamping its write key does not copy the event to do it.
+    package func jsonBytes(writeKey: String?, sentAt: Date?, encodingContext: (([String: JSON]) -> [UInt8])?) -> [UInt8] {
+        ByteWriter.bytes(estimate: 1024) { out in
+            out.append(UInt8(ascii: "{"))
+            // Keys in byte order, matching JSONWriter's sorting of objects. `context` is always
+            // present: every field after it starts with a comma.
+            if let anonymousId {
+                out.append("\"anonymousId\":")
+                JSONWriter.writeString(anonymousId, into: &out)
+                out.append(UInt8(ascii: ","))
             }
+            out.append("\"context\":")
+            if let encodingContext {
+                out.append(encodingContext(context))
+            } else {
+                JSONWriter.writeObject(context, into: &out)
+            }
+            Self.text(",\"event\":", event, &out)
+            Self.text(",\"groupId\":", groupId, &out)
+            Self.object(",\"integrations\":", integrations, &out)
+            Self.text(",\"messageId\":", messageId, &out)
+            Self.text(",\"name\":", name, &out)
+            Self.text(",\"previousId\":", previousId, &out)
+            Self.object(",\"properties\":", properties, &out)
+            Self.stamp(",\"sentAt\":", sentAt, &out)
+            Self.stamp(",\"timestamp\":", timestamp, &out)
+            Self.object(",\"traits\":", traits, &out)
+            Self.text(",\"type\":", type.rawValue, &out)
+            Self.text(",\"userId\":", userId, &out)
+            Self.text(",\"writeKey\":", writeKey, &out)
+            out.append(UInt8(ascii: "}"))
         }
-        stamp("sentAt", sentAt)
-        stamp("timestamp", timestamp)
-        object("traits", traits)
-        text("type", type.rawValue)
-        text("userId", userId)
-        text("writeKey", writeKey)
-        out.append(UInt8(ascii: "}"))
-        return out
+    }
+
+    private static func text(_ key: StaticString, _ value: String?, _ out: inout ByteWriter) {
+        guard let value else { return }
+        out.append(key)
+        JSONWriter.writeString(value, into: &out)
+    }
+
+    private static func object(_ key: StaticString, _ value: [String: JSON]?, _ out: inout ByteWriter) {
+        guard let value else { return }
+        out.append(key)
+        JSONWriter.writeObject(value, into: &out)
+    }
+
+    private static func stamp(_ key: StaticString, _ date: Date?, _ out: inout ByteWriter) {
+        guard let date else { return }
+        out.append(key)
+        out.append(UInt8(ascii: "\""))
+        Timestamp.append(date, to: &out)
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Reads an event back from its wire form; `nil` when a required field is missing or

@@ -10,23 +10,35 @@ public enum JSONWriter {
 
     /// The UTF-8 bytes of `value`.
     public static func bytes(_ value: JSON) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        write(value, into: &out)
-        return out
+        ByteWriter.bytes(estimate: 256) { write(value, into: &$0) }
     }
 
     /// Appends the UTF-8 bytes of `value` to `out`.
     public static func write(_ value: JSON, into out: inout [UInt8]) {
+        out.append(contentsOf: bytes(value))
+    }
+
+    /// Appends an object with its keys sorted.
+    public static func writeObject(_ members: [String: JSON], into out: inout [UInt8]) {
+        out.append(contentsOf: ByteWriter.bytes(estimate: 256) { writeObject(members, into: &$0) })
+    }
+
+    /// Appends `text` as a quoted JSON string.
+    public static func writeString(_ text: String, into out: inout [UInt8]) {
+        out.append(contentsOf: ByteWriter.bytes(estimate: text.utf8.count + 2) { writeString(text, into: &$0) })
+    }
+
+    /// Writes the UTF-8 bytes of `value`.
+    package static func write(_ value: JSON, into out: inout ByteWriter) {
         switch value {
         case .null:
-            out.append(contentsOf: "null".utf8)
+            out.append("null")
         case .bool(let flag):
-            out.append(contentsOf: (flag ? "true" : "false").utf8)
+            out.append(flag ? "true" : "false")
         case .int(let number):
-            out.append(contentsOf: String(number).utf8)
+            out.appendDecimal(number.magnitude, negative: number < 0)
         case .uint(let number):
-            out.append(contentsOf: String(number).utf8)
+            out.appendDecimal(number)
         case .double(let number):
             writeDouble(number, into: &out)
         case .string(let text):
@@ -43,8 +55,8 @@ public enum JSONWriter {
         }
     }
 
-    /// Appends an object with its keys sorted.
-    public static func writeObject(_ members: [String: JSON], into out: inout [UInt8]) {
+    /// Writes an object with its keys sorted.
+    package static func writeObject(_ members: [String: JSON], into out: inout ByteWriter) {
         guard members.count <= 16 else { return writeLargeObject(members, into: &out) }
         out.append(UInt8(ascii: "{"))
         // The members' positions, sorted by key in a buffer on the stack: no array of
@@ -53,13 +65,14 @@ public enum JSONWriter {
             guard let base = order.baseAddress else { return }
             base.initialize(repeating: members.startIndex, count: members.count)
             defer { base.deinitialize(count: members.count) }
+            let keys = members.keys
             var count = 0
             var position = members.startIndex
             while position != members.endIndex {
                 // Insertion sort: objects are small, and this keeps the buffer in place.
                 var slot = count
-                let key = members[position].key
-                while slot > 0, key < members[order[slot - 1]].key {
+                let key = keys[position]
+                while slot > 0, key < keys[order[slot - 1]] {
                     order[slot] = order[slot - 1]
                     slot -= 1
                 }
@@ -79,7 +92,7 @@ public enum JSONWriter {
     }
 
     /// Objects above 16 members: sorted as an array (insertion sort would be quadratic).
-    private static func writeLargeObject(_ members: [String: JSON], into out: inout [UInt8]) {
+    private static func writeLargeObject(_ members: [String: JSON], into out: inout ByteWriter) {
         out.append(UInt8(ascii: "{"))
         for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -90,36 +103,56 @@ public enum JSONWriter {
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func writeDouble(_ number: Double, into out: inout [UInt8]) {
-        guard number.isFinite else {
-            out.append(contentsOf: "null".utf8)
-            return
-        }
+    private static func writeDouble(_ number: Double, into out: inout ByteWriter) {
+        guard number.isFinite else { return out.append("null") }
         // Swift prints the shortest text that reads back as the same Double: 19.99 → "19.99".
-        out.append(contentsOf: number.description.utf8)
+        var text = number.description
+        text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes `text` as a quoted JSON string.
+    package static func writeString(_ text: String, into out: inout ByteWriter) {
+        var text = text
+        text.withUTF8 { bytes in
+            out.append(UInt8(ascii: "\""))
+            guard let base = bytes.baseAddress else { return out.append(UInt8(ascii: "\"")) }
+            var runStart = 0
+            var index = 0
+            while index < bytes.count {
+                // Eight bytes at a time while none of them needs escaping.
+                if index + 8 <= bytes.count, !mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                    index += 8
+                    continue
+                }
+                let byte = bytes[index]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart..<index])))
+                    appendEscape(byte, into: &out)
+                    runStart = index + 1
+                }
+                index += 1
+            }
+            out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart...])))
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// Whether any of the eight bytes of `word` is a control character, a quote or a backslash
+    /// (exact: the bit tricks report a byte below 0x20, or equal to 0x22 or 0x5C, and no other).
+    @inline(__always)
+    static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highBits
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroAfterXor = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+        return (control | (zeroAfterXor & highBits)) != 0
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// Appends `text` as a quoted JSON string.
-    public static func writeString(_ text: String, into out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes in
-            out.append(UInt8(ascii: "\""))
-            var runStart = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                appendEscape(byte, into: &out)
-                runStart = index + 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
-            out.append(UInt8(ascii: "\""))
-        }
-    }
-
-    private static func appendEscape(_ byte: UInt8, into out: inout [UInt8]) {
+    private static func appendEscape(_ byte: UInt8, into out: inout ByteWriter) {
         out.append(UInt8(ascii: "\\"))
         switch byte {
         case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
@@ -128,7 +161,7 @@ public enum JSONWriter {
         case 0x0D: out.append(UInt8(ascii: "r"))
         case 0x09: out.append(UInt8(ascii: "t"))
         default:
-            out.append(contentsOf: "u00".utf8)
+            out.append("u00")
             out.append(hexDigits[Int(byte >> 4)])
             out.append(hexDigits[Int(byte & 0x0F)])
         }

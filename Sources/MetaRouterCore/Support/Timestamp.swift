@@ -5,14 +5,11 @@ import Foundation
 package enum Timestamp {
     /// The text of `date`, truncated to whole milliseconds.
     package static func string(from date: Date) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        append(date, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(decoding: ByteWriter.bytes(estimate: 24) { append(date, to: &$0) }, as: UTF8.self)
     }
 
     /// Appends the text of `date` (as ``string(from:)``) to `out`, with no `String` between.
-    package static func append(_ date: Date, to out: inout [UInt8]) {
+    package static func append(_ date: Date, to out: inout ByteWriter) {
         let totalMillis = epochMillis(date)
         var days = totalMillis / 86_400_000
         var millisOfDay = totalMillis % 86_400_000
@@ -25,19 +22,22 @@ package enum Timestamp {
         let minute = millisOfDay / 60_000 % 60
         let second = millisOfDay / 1000 % 60
         let millis = millisOfDay % 1000
-        appendDigits(year, width: 4, to: &out)
+        // Constant divisors only: the compiler turns them into multiplications.
+        appendTwoDigits(year / 100, to: &out)
+        appendTwoDigits(year % 100, to: &out)
         out.append(UInt8(ascii: "-"))
-        appendDigits(month, width: 2, to: &out)
+        appendTwoDigits(month, to: &out)
         out.append(UInt8(ascii: "-"))
-        appendDigits(day, width: 2, to: &out)
+        appendTwoDigits(day, to: &out)
         out.append(UInt8(ascii: "T"))
-        appendDigits(hour, width: 2, to: &out)
+        appendTwoDigits(hour, to: &out)
         out.append(UInt8(ascii: ":"))
-        appendDigits(minute, width: 2, to: &out)
+        appendTwoDigits(minute, to: &out)
         out.append(UInt8(ascii: ":"))
-        appendDigits(second, width: 2, to: &out)
+        appendTwoDigits(second, to: &out)
         out.append(UInt8(ascii: "."))
-        appendDigits(millis, width: 3, to: &out)
+        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: millis / 100))
+        appendTwoDigits(millis % 100, to: &out)
         out.append(UInt8(ascii: "Z"))
     }
 
@@ -70,13 +70,10 @@ package enum Timestamp {
         return Int64(min(max(millis, Double(writableMillis.lowerBound)), Double(writableMillis.upperBound)))
     }
 
-    private static func appendDigits(_ value: Int64, width: Int, to out: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
-            divisor /= 10
-        }
+    /// The last two decimal digits of `value` (which is not negative).
+    private static func appendTwoDigits(_ value: Int64, to out: inout ByteWriter) {
+        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10))
     }
 
     /// Proleptic Gregorian calendar date for a day count since 1970-01-01.

@@ -1,0 +1,78 @@
+/// Writes bytes through a pointer into memory it is given, counting what does not fit instead
+/// of writing it, so that its user can run the same writes again into ``count`` bytes.
+///
+/// Encoding an event is a few hundred small appends; an `Array` append checks the array's
+/// uniqueness and capacity each time (a quarter of the encoding's cost), this one compares two
+/// integers.
+package struct ByteWriter {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    /// The bytes written so far, or needed when that is more than the memory given.
+    package private(set) var count = 0
+
+    private init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    /// The bytes `write` produces, in an array: written once into `estimate` bytes, and once
+    /// more into exactly as many as the first pass counted when the estimate was short.
+    /// `write` must produce the same bytes each time it runs.
+    package static func bytes(estimate: Int, _ write: (inout ByteWriter) -> Void) -> [UInt8] {
+        var capacity = max(estimate, 16)
+        while true {
+            var needed = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                var writer = ByteWriter(base: base, capacity: buffer.count)
+                write(&writer)
+                needed = writer.count
+                initialized = needed <= buffer.count ? needed : 0
+            }
+            if needed <= capacity { return bytes }
+            capacity = needed
+        }
+    }
+
+    /// Appends one byte.
+    @inline(__always)
+    package mutating func append(_ byte: UInt8) {
+        if count < capacity { base[count] = byte }
+        count += 1
+    }
+
+    /// Appends `bytes`.
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.count <= capacity - count, let source = bytes.baseAddress {
+            UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+        }
+        count += bytes.count
+    }
+
+    /// Appends the UTF-8 of a literal.
+    package mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends `bytes`.
+    package mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// Appends the decimal digits of `value`, with a minus sign when `negative`.
+    package mutating func appendDecimal(_ value: UInt64, negative: Bool = false) {
+        if negative { append(UInt8(ascii: "-")) }
+        // At most 20 digits, written backwards into a tuple on the stack.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { scratch in
+            var position = scratch.count
+            var remaining = value
+            repeat {
+                position -= 1
+                scratch[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                remaining /= 10
+            } while remaining > 0
+            append(UnsafeRawBufferPointer(rebasing: scratch[position...]))
+        }
+    }
+}
