@@ -51,11 +51,17 @@ public struct PreparedEvent: Sendable {
         for issue in issues {
             pending.problems.report(issue.problem, call: "\(event.type.rawValue)\((event.event ?? event.name).map { " \"\($0)\"" } ?? "")")
         }
+        // Values the event already has (a screen's `name`) win over the caller's.
         switch pending.target {
-        case .properties: event.properties = converted.merging(event.properties ?? [:]) { _, fixed in fixed }
-        case .traits: event.traits = converted.merging(event.traits ?? [:]) { _, fixed in fixed }
+        case .properties: event.properties = Self.merge(converted, under: event.properties)
+        case .traits: event.traits = Self.merge(converted, under: event.traits)
         }
         return event
+    }
+
+    private static func merge(_ converted: [String: JSON], under fixed: [String: JSON]?) -> [String: JSON] {
+        guard let fixed, !fixed.isEmpty else { return converted }
+        return converted.merging(fixed) { _, fixed in fixed }
     }
 }
 

@@ -36,9 +36,27 @@ public enum ValueConverter {
 
     /// Converts a dictionary whose key path starts at `root` (e.g. `properties`).
     public static func convert(_ dictionary: [String: Any], root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
+        if let converted = convertedWithoutProblems(dictionary) { return (converted, []) }
         var issues: [ConversionIssue] = []
         let value = convertDictionary(dictionary, path: root, depth: 1, issues: &issues)
         return (value, issues)
+    }
+
+    /// The dictionary converted, when no value in it is dropped or reported. Nearly always every
+    /// value converts as it is: the result then keeps the dictionary's own hash table
+    /// (`mapValues` hashes no key). Otherwise `nil`, and the caller converts it again key by key
+    /// to name each problem by its path (at most twice the work, and only for bad input).
+    private static func convertedWithoutProblems(_ dictionary: [String: Any]) -> [String: JSON]? {
+        var clean = true
+        var unreported: [ConversionIssue] = []
+        let mapped = dictionary.mapValues { raw -> JSON in
+            guard clean, let value = convertValue(raw, path: "", depth: 2, issues: &unreported), unreported.isEmpty else {
+                clean = false
+                return .null
+            }
+            return value
+        }
+        return clean ? mapped : nil
     }
 
     /// Converts any `Encodable` value that encodes as a JSON object.
