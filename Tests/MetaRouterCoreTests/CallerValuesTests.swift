@@ -137,4 +137,29 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         #expect(events[6].traits == ["seats": .int(5)] && events[6].groupId == "group-1")
         #expect(events[7].properties == ["path": "/x", "when": .string(Timestamp.string(from: date))])
     }
+
+    /// The caller only stamps the time; the messageId is drawn on the executor, one per event,
+    /// from that time — and an event built by hand keeps the messageId it was given.
+    @Test func messageIdsAreDrawnOnTheExecutorFromTheCallsTime() async {
+        let capture = CapturingDestination()
+        let client = makeClient([capture])
+        let prepared = client.events.track("Prepared", properties: ["a": 1], options: nil)
+        #expect(prepared.event.messageId.isEmpty)
+        for index in 0..<200 {
+            client.track("Call \(index)", properties: index % 2 == 0 ? ["index": index] : nil)
+        }
+        client.identify("user-1", traits: ["plan": "pro"])
+        client.screen("Home", properties: nil)
+        client.group("group-1", traits: nil)
+        client.process(Event(type: .track, messageId: "given-id", event: "Built by hand"))
+        await client.settle()
+        let events = capture.events
+        #expect(events.count == 204)
+        #expect(Set(events.map(\.messageId)).count == 204)
+        for event in events.dropLast() {
+            #expect(event.messageId.hasPrefix("\(Timestamp.epochMillis(event.timestamp))-"))
+            #expect(UUID(uuidString: String(event.messageId.split(separator: "-", maxSplits: 1)[1])) != nil)
+        }
+        #expect(events.last?.messageId == "given-id")
+    }
 }

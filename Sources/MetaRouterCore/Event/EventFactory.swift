@@ -16,7 +16,7 @@ public struct EventFactory: Sendable {
 
     /// A track event.
     public func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
-        var event = base(.track, options)
+        var event = base(.track, options, drawsMessageIdLater: true)
         event.event = name
         return PreparedEvent(event, values: properties, target: .properties, problems: problems)
     }
@@ -31,7 +31,7 @@ public struct EventFactory: Sendable {
 
     /// An identify event.
     public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) -> PreparedEvent {
-        var event = base(.identify, options)
+        var event = base(.identify, options, drawsMessageIdLater: true)
         event.userId = userId
         event.traits = [:]
         return PreparedEvent(event, values: traits, target: .traits, problems: problems)
@@ -47,7 +47,7 @@ public struct EventFactory: Sendable {
 
     /// A screen or page event; the name goes to `name` and `properties.name`.
     public func view(_ type: EventType, _ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
-        PreparedEvent(view(type, name, nil, options), values: properties, target: .properties, problems: problems)
+        PreparedEvent(view(type, name, nil, options, drawsMessageIdLater: true), values: properties, target: .properties, problems: problems)
     }
 
     /// A screen or page event with typed properties.
@@ -57,7 +57,7 @@ public struct EventFactory: Sendable {
 
     /// A group event.
     public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) -> PreparedEvent {
-        var event = base(.group, options)
+        var event = base(.group, options, drawsMessageIdLater: true)
         event.groupId = groupId
         event.traits = [:]
         return PreparedEvent(event, values: traits, target: .traits, problems: problems)
@@ -78,8 +78,11 @@ public struct EventFactory: Sendable {
         return event
     }
 
-    private func base(_ type: EventType, _ options: EventOptions?) -> Event {
-        var event = Event(type: type, timestamp: timestamp(type, options?.timestamp))
+    /// The event's common fields. With `drawsMessageIdLater`, its messageId is left empty for
+    /// ``PreparedEvent/resolved()`` to draw on the executor: formatting it is a third of what
+    /// a call costs its caller.
+    private func base(_ type: EventType, _ options: EventOptions?, drawsMessageIdLater: Bool = false) -> Event {
+        var event = Event(type: type, messageId: drawsMessageIdLater ? "" : nil, timestamp: timestamp(type, options?.timestamp))
         guard let options else { return event }
         event.anonymousId = options.anonymousId
         event.userId = options.userId
@@ -101,8 +104,8 @@ public struct EventFactory: Sendable {
         return given
     }
 
-    private func view(_ type: EventType, _ name: String, _ properties: [String: JSON]?, _ options: EventOptions?) -> Event {
-        var event = base(type, options)
+    private func view(_ type: EventType, _ name: String, _ properties: [String: JSON]?, _ options: EventOptions?, drawsMessageIdLater: Bool = false) -> Event {
+        var event = base(type, options, drawsMessageIdLater: drawsMessageIdLater)
         event.name = name
         var merged = properties ?? [:]
         merged["name"] = .string(name)

@@ -17,7 +17,8 @@ public struct PreparedEvent: Sendable {
         case traits
     }
 
-    /// The event, without the values still to convert.
+    /// The event, without the values still to convert. An event from ``EventFactory`` has an
+    /// empty `messageId` here: it is drawn by ``resolved()``, on the executor.
     public private(set) var event: Event
     private let pending: PendingValues?
 
@@ -27,6 +28,7 @@ public struct PreparedEvent: Sendable {
         pending = nil
     }
 
+    /// Built by ``EventFactory``: `event` has no messageId yet.
     init(_ event: Event, values: [String: Any]?, target: Target, problems: InputProblemReporter) {
         self.event = event
         pending = values.map { values in
@@ -37,11 +39,13 @@ public struct PreparedEvent: Sendable {
         }
     }
 
-    /// The complete event: converts the pending values (reporting each one dropped, by key
-    /// path and code) and merges them in.
+    /// The complete event: draws its messageId when it has none (each call draws a new one:
+    /// the executor resolves an event once), converts the pending values (reporting each one
+    /// dropped, by key path and code) and merges them in.
     public func resolved() -> Event {
-        guard let pending else { return event }
         var event = event
+        if event.messageId.isEmpty { event.messageId = MessageID.make(at: event.timestamp) }
+        guard let pending else { return event }
         let root = pending.target == .properties ? "properties" : "traits"
         let (converted, issues): ([String: JSON], [ConversionIssue])
         switch pending.content {
