@@ -77,8 +77,10 @@ enum EventObjectField {
         guard createParents || read(event) != nil else { return }
         if rest.count == 1 {
             edit(&event) { object in
-                // Rules tend to add several keys: grow once, not at every doubling.
-                if value != nil, object.count >= object.capacity {
+                // Rules tend to add several keys: grow once, with room for more, when fewer
+                // than four are free (the first write to an event's shared dictionary then
+                // copies and grows it in one step, instead of a copy now and a regrowth later).
+                if value != nil, object.capacity - object.count < 4 {
                     object.reserveCapacity(max(object.count * 2, object.count + 16))
                 }
                 object[key] = value
