@@ -77,8 +77,13 @@ public final class AnalyticsClient: Sendable {
 
     /// Hands an event built by ``events`` to the ingress.
     public func process(_ prepared: PreparedEvent) {
-        guard accepts("\(prepared.event.type.rawValue) call") else { return }
-        if case .overflowed(let report?) = executor.submit(.event(prepared)) {
+        switch executor.submit(.event(prepared)) {
+        case .accepted, .overflowed(report: nil):
+            return
+        case .refused:
+            // Shut down or disabled: counted and logged as a dropped call.
+            _ = accepts("\(prepared.event.type.rawValue) call")
+        case .overflowed(let report?):
             logger.warning(
                 "sdk.ingress_full: dropped \(report) event(s) at the call: \(configuration.maxPendingEvents) events were already waiting for the "
                     + "executor (Configuration.maxPendingEvents); \(overflowedEvents) dropped this way in all")
@@ -191,6 +196,7 @@ public final class AnalyticsClient: Sendable {
     @discardableResult
     public func shutdown(timeout: TimeInterval = 10) async -> Bool {
         status.withLock { if $0.lifecycle != .disabled { $0.lifecycle = .shutDown } }
+        executor.refuseEvents()
         let finished = await completeOnPlugins(deadline: timeout) { plugin, done in
             if let completing = plugin as? any CompletingPlugin { completing.shutdown(completion: done) } else { plugin.shutdown(); done() }
         }
@@ -207,6 +213,7 @@ public final class AnalyticsClient: Sendable {
             status.disabledReason = reason
             return true
         }
+        executor.refuseEvents()
         if first { logger.error("sdk.disabled: client disabled: \(reason)") }
     }
 

@@ -31,6 +31,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         var held = false
         /// Spaces out the wake-ups by events.
         var eventWakes = EventWakePlanner()
+        /// The client is shut down or disabled: events are refused (operations still run).
+        var refusingEvents = false
     }
 
     /// What ``submit(_:)`` did with a command.
@@ -39,6 +41,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         /// The event was refused: the ingress holds its maximum of events. `report` carries
         /// the refusals not yet reported, at most once per ``overflowReportInterval``.
         case overflowed(report: Int?)
+        /// The event was refused: the client no longer takes events (``refuseEvents()``).
+        case refused
     }
 
     /// Seconds between two reports of refused events.
@@ -93,6 +97,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         if case .event = command { isEvent = true } else { isEvent = false }
         let (wake, admission) = ingress.withLock { state -> (EventWakePlanner.Wake?, Admission) in
             if isEvent {
+                guard !state.refusingEvents else { return (nil, .refused) }
                 guard state.pendingEvents < maxPendingEvents else {
                     state.overflowed += 1
                     let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
@@ -111,6 +116,12 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         case nil: break
         }
         return admission
+    }
+
+    /// Refuses every event submitted from now on. The client's lifecycle check rides on the
+    /// ingress lock this way, instead of taking a lock of its own on every call.
+    func refuseEvents() {
+        ingress.withLock { $0.refusingEvents = true }
     }
 
     /// Events refused so far because the ingress was full.
