@@ -81,8 +81,7 @@ public final class AnalyticsClient: Sendable {
         case .accepted, .overflowed(report: nil):
             return
         case .refused:
-            // Shut down or disabled: counted and logged as a dropped call.
-            _ = accepts("\(prepared.event.type.rawValue) call")
+            noteDroppedCall("\(prepared.event.type.rawValue) call")
         case .overflowed(let report?):
             logger.warning(
                 "sdk.ingress_full: dropped \(report) event(s) at the call: \(configuration.maxPendingEvents) events were already waiting for the "
@@ -257,21 +256,15 @@ public final class AnalyticsClient: Sendable {
     /// would wait forever).
     package var isOnExecutor: Bool { executor.isCurrent }
 
-    /// Whether calls are accepted; logs the first drop loudly and the rest at debug level.
-    func accepts(_ what: @autoclosure () -> String) -> Bool {
-        let verdict = status.withLock { status -> (accepted: Bool, first: Bool, reason: String) in
-            switch status.lifecycle {
-            case .disabled, .shutDown:
-                status.droppedCalls += 1
-                let reason = status.lifecycle == .disabled ? "disabled: \(status.disabledReason ?? "")" : "shut down"
-                return (false, status.droppedCalls == 1, reason)
-            default:
-                return (true, false, "")
-            }
+    /// Counts a call the executor refused because the client is shut down or disabled; logs
+    /// the first such drop loudly and the rest at debug level.
+    private func noteDroppedCall(_ what: @autoclosure () -> String) {
+        let (first, reason) = status.withLock { status -> (Bool, String) in
+            status.droppedCalls += 1
+            let reason = status.lifecycle == .disabled ? "disabled: \(status.disabledReason ?? "")" : "shut down"
+            return (status.droppedCalls == 1, reason)
         }
-        guard !verdict.accepted else { return true }
-        logger.log(verdict.first ? .warning : .debug, "sdk.call_dropped: dropped \(what()): client is \(verdict.reason)")
-        return false
+        logger.log(first ? .warning : .debug, "sdk.call_dropped: dropped \(what()): client is \(reason)")
     }
 }
 

@@ -50,6 +50,7 @@ public enum ValueConverter {
         var clean = true
         var unreported: [ConversionIssue] = []
         let mapped = dictionary.mapValues { raw -> JSON in
+            // Depth 2: the values of the top-level dictionary, as `convertDictionary` passes them.
             guard clean, let value = convertValue(raw, path: "", depth: 2, issues: &unreported), unreported.isEmpty else {
                 clean = false
                 return .null

@@ -58,16 +58,21 @@ package enum Timestamp {
 
     /// Whether `date` is finite and inside ``writableMillis``.
     package static func isWritable(_ date: Date) -> Bool {
-        let millis = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let millis = wholeMillis(date)
         return millis >= Double(writableMillis.lowerBound) && millis <= Double(writableMillis.upperBound)
     }
 
     /// Milliseconds since 1970 for `date`, held inside ``writableMillis`` (NaN counts as 1970):
     /// a date from a caller, a plugin or a clock never traps the conversion to an integer.
     package static func epochMillis(_ date: Date) -> Int64 {
-        let millis = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let millis = wholeMillis(date)
         guard !millis.isNaN else { return 0 }
         return Int64(min(max(millis, Double(writableMillis.lowerBound)), Double(writableMillis.upperBound)))
+    }
+
+    /// Milliseconds since 1970, rounded down, still a `Double` (NaN and infinities pass).
+    private static func wholeMillis(_ date: Date) -> Double {
+        (date.timeIntervalSince1970 * 1000).rounded(.down)
     }
 
     /// The last two decimal digits of `value` (which is not negative).
