@@ -10,6 +10,7 @@ enum Evaluator {
     /// A condition: matches only when the expression is exactly `true`. Boolean structure
     /// compiles to predicates directly, so no intermediate values are built.
     static func condition(_ expression: Expression) -> Predicate {
+        if let comparison = Comparison.predicate(expression) { return comparison }
         switch expression {
         case .and(let terms):
             return chain(terms, empty: true) { earlier, next in { earlier($0) && next($0) } }

@@ -21,50 +21,29 @@ enum EventAccess {
     /// A reader for `path`, specialised once at compile time.
     static func reader(_ path: [String]) -> Reader {
         guard let first = path.first else { return { event in JSON.object(event.jsonObject()) } }
-        let rest = Array(path.dropFirst())
-        func nested(_ field: @escaping @Sendable (Event) -> [String: JSON]?) -> Reader {
-            nestedReader(field, rest)
-        }
-        func text(_ field: @escaping @Sendable (Event) -> String?) -> Reader {
-            textReader(field, rest)
-        }
-        switch first {
-        case "properties": return nested { $0.properties }
-        case "traits": return nested { $0.traits }
-        case "context": return nested { $0.context }
-        case "integrations": return nested { $0.integrations }
-        case "type": return text { $0.type.rawValue }
-        case "event": return text { $0.event }
-        case "name": return text { $0.name }
-        case "userId": return text { $0.userId }
-        case "anonymousId": return text { $0.anonymousId }
-        case "groupId": return text { $0.groupId }
-        case "previousId": return text { $0.previousId }
-        case "messageId": return text { $0.messageId }
-        case "writeKey": return text { $0.writeKey }
-        case "timestamp": return text { Timestamp.string(from: $0.timestamp) }
-        case "sentAt": return text { $0.sentAt.map(Timestamp.string(from:)) }
-        default: return { _ in nil }
-        }
+        if let field = EventObjectField(first) { return field.reader(path.dropFirst()) }
+        guard let text = textReader(path) else { return { _ in nil } }
+        return { event in text(event).map { JSON.string($0) } }
     }
 
-    private static func nestedReader(_ field: @escaping @Sendable (Event) -> [String: JSON]?, _ rest: [String]) -> Reader {
-        if rest.isEmpty {
-            return { event in field(event).map { JSON.object($0) } }
+    /// A reader of the text field a one-component path names (`event`, `userId`, `type`, …), or
+    /// `nil` when the path names none: conditions compare these without making JSON values.
+    static func textReader(_ path: [String]) -> (@Sendable (Event) -> String?)? {
+        guard path.count == 1 else { return nil }
+        switch path[0] {
+        case "type": return { $0.type.rawValue }
+        case "event": return { $0.event }
+        case "name": return { $0.name }
+        case "userId": return { $0.userId }
+        case "anonymousId": return { $0.anonymousId }
+        case "groupId": return { $0.groupId }
+        case "previousId": return { $0.previousId }
+        case "messageId": return { $0.messageId }
+        case "writeKey": return { $0.writeKey }
+        case "timestamp": return { Timestamp.string(from: $0.timestamp) }
+        case "sentAt": return { $0.sentAt.map(Timestamp.string(from:)) }
+        default: return nil
         }
-        if rest.count == 1 {
-            let key = rest[0]
-            return { event in field(event)?[key] }
-        }
-        return { event in
-            guard let object = field(event) else { return nil }
-            return FieldPath.read(rest, in: JSON.object(object))
-        }
-    }
-
-    private static func textReader(_ field: @escaping @Sendable (Event) -> String?, _ rest: [String]) -> Reader {
-        guard rest.isEmpty else { return { _ in nil } }
-        return { event in field(event).map { JSON.string($0) } }
     }
 
     /// Sets (or, with `nil`, removes) the value at `path`. With `createParents`, missing

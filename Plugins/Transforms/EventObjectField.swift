@@ -37,6 +37,33 @@ enum EventObjectField {
         }
     }
 
+    /// A reader of the value at `rest` inside the object (the object itself when `rest` is
+    /// empty); one key, the common case, is read by one closure.
+    func reader(_ rest: ArraySlice<String>) -> EventAccess.Reader {
+        if rest.count == 1, let key = rest.first {
+            switch self {
+            case .properties: return { $0.properties?[key] }
+            case .traits: return { $0.traits?[key] }
+            case .context: return { $0.context[key] }
+            case .integrations: return { $0.integrations?[key] }
+            }
+        }
+        let object = objectReader
+        guard !rest.isEmpty else { return { object($0).map { JSON.object($0) } } }
+        let path = Array(rest)
+        return { event in object(event).flatMap { FieldPath.read(path, in: .object($0)) } }
+    }
+
+    /// A reader of the object.
+    var objectReader: @Sendable (Event) -> [String: JSON]? {
+        switch self {
+        case .properties: return { $0.properties }
+        case .traits: return { $0.traits }
+        case .context: return { $0.context }
+        case .integrations: return { $0.integrations }
+        }
+    }
+
     /// Replaces the object (`nil` removes it; `context`, which every event has, becomes empty).
     func replace(with object: [String: JSON]?, in event: inout Event) {
         switch self {
@@ -72,21 +99,10 @@ enum EventObjectField {
             guard case .object(let replacement) = value else { throw RuleRuntimeError(message: "\(name) must be an object") }
             return replace(with: replacement, in: &event)
         }
-        // Only whether the object exists: a copy of it held across `edit` would make the edit
-        // copy the whole dictionary.
-        guard createParents || read(event) != nil else { return }
         if rest.count == 1 {
-            edit(&event) { object in
-                // Rules tend to add several keys: grow once, with room for more, when fewer
-                // than four are free (the first write to an event's shared dictionary then
-                // copies and grows it in one step, instead of a copy now and a regrowth later).
-                if value != nil, object.capacity - object.count < 4 {
-                    object.reserveCapacity(max(object.count * 2, object.count + 16))
-                }
-                object[key] = value
-            }
-            return
+            return ObjectKeyPath(self, key).write(value, in: &event, createParents: createParents)
         }
+        guard createParents || read(event) != nil else { return }
         let updated = try JSONEdit.setting(value, at: rest, in: .object(read(event) ?? [:]), createParents: createParents)
         replace(with: updated.objectValue, in: &event)
     }

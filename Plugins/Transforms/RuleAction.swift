@@ -77,6 +77,12 @@ extension RuleAction {
             return { event throws in Sampling.bucket(of: read(event)) < percent }
         case .set(let path, let expression):
             let value = Evaluator.compile(expression)
+            if let target = ObjectKeyPath(path) {
+                return { event throws in
+                    target.write(value(event), in: &event, createParents: true)
+                    return true
+                }
+            }
             return { event throws in
                 try EventAccess.write(value(event), at: path, in: &event, createParents: true)
                 return true
@@ -84,6 +90,13 @@ extension RuleAction {
         case .copy(let source, let target), .move(let source, let target):
             let read = EventAccess.reader(source)
             let removesSource = { if case .move = self { return true } else { return false } }()
+            if !removesSource, let target = ObjectKeyPath(target) {
+                return { event throws in
+                    guard let value = read(event) else { return true }
+                    target.write(value, in: &event, createParents: true)
+                    return true
+                }
+            }
             return { event throws in
                 guard let value = read(event) else { return true }
                 if removesSource { try EventAccess.write(nil, at: source, in: &event, createParents: false) }
@@ -91,6 +104,12 @@ extension RuleAction {
                 return true
             }
         case .delete(let path):
+            if let target = ObjectKeyPath(path) {
+                return { event throws in
+                    target.write(nil, in: &event, createParents: false)
+                    return true
+                }
+            }
             return { event throws in
                 try EventAccess.write(nil, at: path, in: &event, createParents: false)
                 return true

@@ -46,7 +46,7 @@ public struct RuleSet: Sendable {
     public let rules: [Rule]
     private let compiled: [CompiledRule]
 
-    /// A rule ready to run; a class, so walking the rules retains nothing per rule.
+    /// A rule ready to run; a class, so walking the rules copies nothing per rule.
     private final class CompiledRule: Sendable {
         let rule: Rule
         let name: String
@@ -65,7 +65,37 @@ public struct RuleSet: Sendable {
             types = rule.types
             self.matches = matches
             self.actions = actions
-            inPlaceAction = rule.actions.count == 1 && rule.actions[0].changesNothingWhenItFails ? actions[0] : nil
+            // Compiled again rather than taken from `actions`: a closure read back from an array
+            // is called through two conversion thunks.
+            inPlaceAction = rule.actions.count == 1 && rule.actions[0].changesNothingWhenItFails ? rule.actions[0].compiled() : nil
+        }
+
+        /// What running a rule did.
+        enum Outcome {
+            case skipped, matched, dropped
+            case failed(RuleRuntimeError)
+        }
+
+        /// Runs the rule on `event` when it applies to `destination` and the event.
+        func run(on event: inout Event, destination: String?) -> Outcome {
+            guard self.destination == nil || self.destination == destination,
+                types?.contains(event.type) ?? true, matches(event)
+            else { return .skipped }
+            do {
+                if let action = inPlaceAction {
+                    return try action(&event) ? .matched : .dropped
+                }
+                // Several actions work on a copy, so a rule that fails part-way leaves no
+                // half-applied change.
+                var working = event
+                for action in actions {
+                    guard try action(&working) else { return .dropped }
+                }
+                event = working
+                return .matched
+            } catch {
+                return .failed(error as? RuleRuntimeError ?? RuleRuntimeError(message: "\(error)"))
+            }
         }
     }
 
@@ -103,37 +133,15 @@ public struct RuleSet: Sendable {
     ) -> Event? {
         var current = event
         for entry in compiled {
-            guard entry.destination == nil || entry.destination == destination,
-                entry.types?.contains(current.type) ?? true, entry.matches(current)
-            else {
+            switch entry.run(on: &current, destination: destination) {
+            case .skipped:
                 onStep?(Step(rule: entry.name, outcome: "skipped"))
-                continue
-            }
-            guard !entry.actions.isEmpty else {
+            case .matched:
                 onStep?(Step(rule: entry.name, outcome: "matched"))
-                continue
-            }
-            do {
-                if let action = entry.inPlaceAction {
-                    guard try action(&current) else {
-                        onStep?(Step(rule: entry.name, outcome: "dropped"))
-                        return nil
-                    }
-                } else {
-                    // Several actions work on a copy, so a rule that fails part-way leaves no
-                    // half-applied change.
-                    var working = current
-                    for action in entry.actions {
-                        guard try action(&working) else {
-                            onStep?(Step(rule: entry.name, outcome: "dropped"))
-                            return nil
-                        }
-                    }
-                    current = working
-                }
-                onStep?(Step(rule: entry.name, outcome: "matched"))
-            } catch {
-                let failure = error as? RuleRuntimeError ?? RuleRuntimeError(message: "\(error)")
+            case .dropped:
+                onStep?(Step(rule: entry.name, outcome: "dropped"))
+                return nil
+            case .failed(let failure):
                 onFailure?(entry.rule, failure)
                 onStep?(Step(rule: entry.name, outcome: "failed: \(failure.message)"))
                 if failurePolicy == .closed { return nil }

@@ -1,0 +1,58 @@
+import MetaRouterCore
+
+/// A path naming one key of an event's object field (`properties.price`, `context.locale`):
+/// the shape most rules read and write, resolved once when a rule is compiled, so running the
+/// rule neither looks at the path's text again nor copies the object to change one key.
+struct ObjectKeyPath: Sendable {
+    /// The object field.
+    let field: EventObjectField
+    /// The key inside it.
+    let key: String
+
+    /// The path `field.key`.
+    init(_ field: EventObjectField, _ key: String) {
+        self.field = field
+        self.key = key
+    }
+
+    /// The object field and key `path` names, or `nil` when it is not two components starting
+    /// with an object field.
+    init?(_ path: [String]) {
+        guard path.count == 2, let field = EventObjectField(path[0]) else { return nil }
+        self.init(field, path[1])
+    }
+
+    /// Sets the key to `value`, creating the object when the event has none and
+    /// `createParents` is set (otherwise nothing happens), or removes the key when `value` is
+    /// `nil` (a missing object stays missing).
+    func write(_ value: JSON?, in event: inout Event, createParents: Bool) {
+        switch field {
+        case .properties: Self.write(value, key, into: &event.properties, createParents)
+        case .traits: Self.write(value, key, into: &event.traits, createParents)
+        case .context: Self.write(value, key, into: &event.context)
+        case .integrations: Self.write(value, key, into: &event.integrations, createParents)
+        }
+    }
+
+    private static func write(_ value: JSON?, _ key: String, into object: inout [String: JSON]?, _ createParents: Bool) {
+        if object == nil {
+            guard createParents, value != nil else { return }
+            object = [:]
+        }
+        write(value, key, into: &object!)
+    }
+
+    private static func write(_ value: JSON?, _ key: String, into object: inout [String: JSON]) {
+        guard let value else {
+            object.removeValue(forKey: key)
+            return
+        }
+        // Rules tend to add several keys: grow once, with room for more, when fewer than four
+        // are free (the first write to an event's shared dictionary then copies and grows it in
+        // one step, instead of a copy now and a regrowth later).
+        if object.capacity - object.count < 4 {
+            object.reserveCapacity(max(object.count * 2, object.count + 16))
+        }
+        object[key] = value
+    }
+}
