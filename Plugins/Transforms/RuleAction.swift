@@ -115,17 +115,9 @@ extension RuleAction {
                 return true
             }
         case .allow(let path, let keys):
-            let filter = KeyFilter.allow(Set(keys))
-            return { event throws in
-                try filter.apply(at: path, in: &event)
-                return true
-            }
+            return KeyFilter(allowing: keys).compiled(at: path)
         case .remove(let path, let keys):
-            let filter = KeyFilter.remove(Set(keys))
-            return { event throws in
-                try filter.apply(at: path, in: &event)
-                return true
-            }
+            return KeyFilter(removing: keys).compiled(at: path)
         case .toString(let path):
             let read = EventAccess.reader(path)
             return { event throws in
@@ -171,48 +163,5 @@ enum Sampling {
             hash = hash &* 0x0000_0100_0000_01b3
         }
         return Double(hash % 1_000_000) / 10_000
-    }
-}
-
-/// Allow- and drop-lists of keys.
-enum KeyFilter {
-    /// Keep only these keys.
-    case allow(Set<String>)
-    /// Remove these keys.
-    case remove(Set<String>)
-
-    func keeps(_ key: String) -> Bool {
-        switch self {
-        case .allow(let kept): return kept.contains(key)
-        case .remove(let removed): return !removed.contains(key)
-        }
-    }
-
-    /// Whether filtering `object` would take a key out (asked with as few lookups as the list).
-    func changes(_ object: [String: JSON]) -> Bool {
-        switch self {
-        case .allow(let kept): return object.keys.contains { !kept.contains($0) }
-        case .remove(let removed): return removed.contains { object[$0] != nil }
-        }
-    }
-
-    /// Filters the object at `path` (or each object of the array there). An object field of the
-    /// event itself (`properties: [...]`) is edited in place, and only when a key goes.
-    func apply(at path: [String], in event: inout Event) throws(RuleRuntimeError) {
-        guard let field = path.first else {
-            let top = event.jsonObject()
-            for key in top.keys where !keeps(key) && !["type", "messageId", "timestamp", "context"].contains(key) {
-                try EventAccess.write(nil, at: [key], in: &event, createParents: false)
-            }
-            return
-        }
-        if path.count == 1, let object = EventObjectField(field) {
-            guard object.read(event).map(changes) ?? false else { return }
-            object.edit(&event) { $0 = $0.filter { keeps($0.key) } }
-            return
-        }
-        guard let current = EventAccess.reader([field])(event), current.objectValue != nil else { return }
-        let updated = JSONEdit.updatingObjects(at: path.dropFirst(), in: current) { $0.filter { keeps($0.key) } }
-        try EventAccess.write(updated, at: [field], in: &event, createParents: false)
     }
 }

@@ -53,21 +53,36 @@ public struct RuleSet: Sendable {
         let destination: String?
         let types: Set<EventType>?
         let matches: @Sendable (Event) -> Bool
-        let actions: [CompiledAction]
-        /// The rule's one action when it changes nothing if it fails: it may edit the event in
-        /// place.
-        let inPlaceAction: CompiledAction?
+        /// The actions as one closure; `false` drops the event.
+        let effect: CompiledAction
 
-        init(rule: Rule, matches: @escaping @Sendable (Event) -> Bool, actions: [CompiledAction]) {
+        init(rule: Rule) {
             self.rule = rule
             name = rule.name
             destination = rule.destination
             types = rule.types
-            self.matches = matches
-            self.actions = actions
-            // Compiled again rather than taken from `actions`: a closure read back from an array
-            // is called through two conversion thunks.
-            inPlaceAction = rule.actions.count == 1 && rule.actions[0].changesNothingWhenItFails ? rule.actions[0].compiled() : nil
+            if let condition = rule.condition {
+                matches = Evaluator.condition(condition)
+            } else {
+                matches = { _ in true }
+            }
+            effect = Self.effect(of: rule.actions)
+        }
+
+        /// One action that changes nothing when it fails is the effect itself and edits the
+        /// event in place; several run on a copy, so a rule that fails part-way leaves no
+        /// half-applied change.
+        private static func effect(of actions: [RuleAction]) -> CompiledAction {
+            if actions.count == 1, actions[0].changesNothingWhenItFails { return actions[0].compiled() }
+            let compiled = actions.map { $0.compiled() }
+            return { event throws in
+                var working = event
+                for action in compiled {
+                    guard try action(&working) else { return false }
+                }
+                event = working
+                return true
+            }
         }
 
         /// What running a rule did.
@@ -82,17 +97,7 @@ public struct RuleSet: Sendable {
                 types?.contains(event.type) ?? true, matches(event)
             else { return .skipped }
             do {
-                if let action = inPlaceAction {
-                    return try action(&event) ? .matched : .dropped
-                }
-                // Several actions work on a copy, so a rule that fails part-way leaves no
-                // half-applied change.
-                var working = event
-                for action in actions {
-                    guard try action(&working) else { return .dropped }
-                }
-                event = working
-                return .matched
+                return try effect(&event) ? .matched : .dropped
             } catch {
                 return .failed(error as? RuleRuntimeError ?? RuleRuntimeError(message: "\(error)"))
             }
@@ -105,15 +110,7 @@ public struct RuleSet: Sendable {
         self.version = version
         self.failurePolicy = failurePolicy
         self.rules = rules
-        compiled = rules.map { rule -> CompiledRule in
-            let matches: @Sendable (Event) -> Bool
-            if let condition = rule.condition {
-                matches = Evaluator.condition(condition)
-            } else {
-                matches = { _ in true }
-            }
-            return CompiledRule(rule: rule, matches: matches, actions: rule.actions.map { $0.compiled() })
-        }
+        compiled = rules.map(CompiledRule.init)
     }
 
     /// One step of `apply`, for `--explain`.
