@@ -11,12 +11,14 @@ public final class BreadcrumbsPlugin: EventPlugin {
     public let type = PluginType.enrichment
     /// Breadcrumbs kept at most (at least 1).
     public let capacity: Int
-    private var ring: [Breadcrumb] = []
-    private var next = 0
+    // The plugin runs on its client's executor, so the runtime's check of each access to these
+    // (a fifth of adding a breadcrumb) guards nothing.
+    @exclusivity(unchecked) private var ring: [Breadcrumb] = []
+    @exclusivity(unchecked) private var next = 0
 
     /// Where crash capture keeps a copy a crash record can carry; set by ``CrashReportPlugin``'s
     /// client, it receives the breadcrumbs already kept.
-    public var crashSlots: CrashBreadcrumbSlots? {
+    @exclusivity(unchecked) public var crashSlots: CrashBreadcrumbSlots? {
         didSet { for breadcrumb in breadcrumbs { crashSlots?.add(breadcrumb) } }
     }
 

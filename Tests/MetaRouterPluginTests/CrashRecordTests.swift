@@ -62,6 +62,8 @@ import Testing
         #expect(decoded.first?.category.count == 64)
         #expect(decoded.first.map { $0.message.utf8.count > 300 && long.hasPrefix($0.message.dropLast()) } == true)
         #expect(decoded.first?.data == nil)
+        // The data that did not fit wrote nothing past its slot.
+        #expect(bytes[CrashBreadcrumbSlots.slotSize...].allSatisfy { $0 == 0 })
     }
 
     /// Record files are read from disk: truncated, garbage or hostile bytes give `nil` or a

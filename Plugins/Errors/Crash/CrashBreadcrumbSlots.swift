@@ -23,10 +23,12 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
     /// Slots in the ring.
     public let count: Int
     let memory: UnsafeMutableRawPointer
-    private var added: UInt64 = 0
-    private var recycled = false
-    /// Reused for each breadcrumb's data, so that adding one allocates nothing.
-    private var dataScratch: [UInt8] = []
+    // Confined to the executor, so the runtime's check of each access (a quarter of adding a
+    // breadcrumb) guards nothing.
+    @exclusivity(unchecked) private var added: UInt64 = 0
+    /// The slot the next breadcrumb goes to.
+    @exclusivity(unchecked) private var nextSlot = 0
+    @exclusivity(unchecked) private var recycled = false
 
     /// `count` slots (at most 100), all empty.
     init(count: Int) {
@@ -47,21 +49,19 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
     public func add(_ breadcrumb: Breadcrumb) {
         guard !recycled else { return }
         added &+= 1
-        let slot = memory + Int((added - 1) % UInt64(count)) * Self.slotSize
+        let slot = memory + nextSlot * Self.slotSize
+        nextSlot = nextSlot + 1 == count ? 0 : nextSlot + 1
         // Marked empty first: a crash halfway through leaves a slot that is skipped, not misread.
         slot.storeBytes(of: UInt64(0), as: UInt64.self)
         let payload = UnsafeMutableRawBufferPointer(start: slot + Self.headerSize, count: Self.slotSize - Self.headerSize)
-        var scratch = dataScratch
-        dataScratch = []
-        let length = Self.encode(breadcrumb, into: payload, scratch: &scratch)
-        dataScratch = scratch
+        let length = Self.encode(breadcrumb, into: payload)
         slot.storeBytes(of: UInt16(length), toByteOffset: 8, as: UInt16.self)
         slot.storeBytes(of: Self.checksum(UnsafeRawBufferPointer(rebasing: payload[..<length])), toByteOffset: 12, as: UInt32.self)
         slot.storeBytes(of: added, as: UInt64.self)
     }
 
     /// Writes the payload; returns its length.
-    private static func encode(_ breadcrumb: Breadcrumb, into out: UnsafeMutableRawBufferPointer, scratch: inout [UInt8]) -> Int {
+    private static func encode(_ breadcrumb: Breadcrumb, into out: UnsafeMutableRawBufferPointer) -> Int {
         out.storeBytes(of: Timestamp.epochMillis(breadcrumb.timestamp), as: Int64.self)
         switch breadcrumb.level {
         case .debug: out[8] = 0
@@ -70,27 +70,28 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
         case .error: out[8] = 3
         }
         var position = 9
-        func text(_ value: String, lengthBytes: Int, limit: Int) {
-            var value = value
-            value.withUTF8 { bytes in
-                let kept = min(bytes.count, limit, out.count - position - lengthBytes)
-                if lengthBytes == 1 { out[position] = UInt8(kept) } else { out.storeBytes(of: UInt16(kept), toByteOffset: position, as: UInt16.self) }
-                position += lengthBytes
-                UnsafeMutableRawBufferPointer(rebasing: out[position..<(position + kept)]).copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<kept])))
-                position += kept
-            }
-        }
-        text(breadcrumb.category, lengthBytes: 1, limit: 64)
-        text(breadcrumb.message, lengthBytes: 2, limit: out.count - position - 2)
-        if let data = breadcrumb.data {
-            scratch.removeAll(keepingCapacity: true)
-            JSONWriter.writeObject(data, into: &scratch)
-            if scratch.count <= out.count - position {
-                UnsafeMutableRawBufferPointer(rebasing: out[position..<(position + scratch.count)]).copyBytes(from: scratch)
-                position += scratch.count
-            }
+        writeText(breadcrumb.category, lengthBytes: 1, limit: 64, into: out, at: &position)
+        writeText(breadcrumb.message, lengthBytes: 2, limit: out.count - position - 2, into: out, at: &position)
+        // Written straight into the slot; data that does not fit is left out (the bytes written
+        // past the payload's length are never read).
+        if let data = breadcrumb.data, var writer = ByteWriter(into: UnsafeMutableRawBufferPointer(rebasing: out[position...])) {
+            JSONWriter.writeObject(data, into: &writer)
+            if writer.count <= out.count - position { position += writer.count }
         }
         return position
+    }
+
+    /// Writes `value`'s length in `lengthBytes` bytes, then its bytes, cut to `limit` and to
+    /// the room left.
+    private static func writeText(_ value: String, lengthBytes: Int, limit: Int, into out: UnsafeMutableRawBufferPointer, at position: inout Int) {
+        var value = value
+        value.withUTF8 { bytes in
+            let kept = min(bytes.count, limit, out.count - position - lengthBytes)
+            if lengthBytes == 1 { out[position] = UInt8(kept) } else { out.storeBytes(of: UInt16(kept), toByteOffset: position, as: UInt16.self) }
+            position += lengthBytes
+            UnsafeMutableRawBufferPointer(rebasing: out[position..<(position + kept)]).copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<kept])))
+            position += kept
+        }
     }
 
     private static let levels: [Breadcrumb.Level] = [.debug, .info, .warning, .error]

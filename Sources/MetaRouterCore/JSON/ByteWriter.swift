@@ -15,6 +15,13 @@ package struct ByteWriter {
         self.capacity = capacity
     }
 
+    /// A writer into `buffer`, or `nil` when it has no memory: what goes beyond it is counted,
+    /// not written, so a `count` larger than the buffer says the bytes did not fit.
+    package init?(into buffer: UnsafeMutableRawBufferPointer) {
+        guard let address = buffer.baseAddress else { return nil }
+        self.init(base: address.assumingMemoryBound(to: UInt8.self), capacity: buffer.count)
+    }
+
     /// The bytes `write` produces, in an array: written once into `estimate` bytes, and once
     /// more into exactly as many as the first pass counted when the estimate was short.
     /// `write` must produce the same bytes each time it runs.
