@@ -48,20 +48,10 @@ enum EventObjectField {
             case .integrations: return { $0.integrations?[key] }
             }
         }
-        let object = objectReader
-        guard !rest.isEmpty else { return { object($0).map { JSON.object($0) } } }
+        let field = self
+        guard !rest.isEmpty else { return { field.read($0).map { JSON.object($0) } } }
         let path = Array(rest)
-        return { event in object(event).flatMap { FieldPath.read(path, in: .object($0)) } }
-    }
-
-    /// A reader of the object.
-    var objectReader: @Sendable (Event) -> [String: JSON]? {
-        switch self {
-        case .properties: return { $0.properties }
-        case .traits: return { $0.traits }
-        case .context: return { $0.context }
-        case .integrations: return { $0.integrations }
-        }
+        return { event in field.read(event).flatMap { FieldPath.read(path, in: .object($0)) } }
     }
 
     /// Replaces the object (`nil` removes it; `context`, which every event has, becomes empty).
