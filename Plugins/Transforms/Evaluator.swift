@@ -39,6 +39,7 @@ enum Evaluator {
             }
         case .call("exists", let arguments):
             guard case .path(let path) = arguments.first else { return { _ in false } }
+            if let key = ObjectKeyPath(path) { return { key.isPresent(in: $0) } }
             let read = EventAccess.reader(path)
             return { read($0) != nil }
         default:
