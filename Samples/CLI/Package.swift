@@ -38,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MetaRouterCLIKitTests",
-            dependencies: ["MetaRouterCLIKit", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+            dependencies: ["MetaRouterCLIKit", "metarouter", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,17 +24,23 @@ struct CollectCommand: AsyncParsableCommand {
     func run() async throws {
         let output = try out.map(JSONLWriter.init(path:))
         let collector = LocalCollector(behaviour: CollectorBehaviour(status: fail ?? 200, retryAfterSeconds: retryAfter)) { batch in
-            print("batch of \(batch.events.count) → \(batch.status)\(batch.idempotencyKey.map { " key=\($0)" } ?? "")")
-            for problem in batch.problems { print("  ! \(problem)") }
+            say("batch of \(batch.events.count) → \(batch.status)\(batch.idempotencyKey.map { " key=\($0)" } ?? "")")
+            for problem in batch.problems { say("  ! \(problem)") }
             for event in batch.events {
-                print("  " + Report.line(for: event))
+                say("  " + Report.line(for: event))
                 output?.append(event)
             }
         }
         let url = try await collector.start(port: port)
-        print("Listening on \(url.absoluteString) — set InitOptions.ingestionHost to it. Ctrl-C stops.")
+        say("Listening on \(url.absoluteString) — set InitOptions.ingestionHost to it. Ctrl-C stops.")
         while !Task.isCancelled { try await Task.sleep(nanoseconds: 1_000_000_000) }
     }
+}
+
+/// Writes a line to standard output at once: `print` is buffered when the output is a pipe or a
+/// file, and `collect | tee` or a script reading it would see nothing until a buffer filled.
+private func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 /// Appends JSON lines to a file.
