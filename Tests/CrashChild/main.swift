@@ -15,7 +15,7 @@ import MetaRouter
 //       a server with two instances (two write keys), each with lifecycle tracking and SIGTERM
 //       handling: each queues <count> events without sending them (the second numbers its
 //       events from 1000), prints "ready <count>", and waits for a signal.
-//   crash, report, off: see CrashModes.swift.
+//   crash, report, off: see CrashModes.swift; filelimit: see FileLimitMode.swift.
 
 struct StandardErrorSink: LogSink {
     func log(level: LogLevel, message: String) {
@@ -45,11 +45,15 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else {
-    say("usage: MetaRouterCrashChild track|load|drain|serve|crash|report|off <directory> <host> [argument]")
+    say("usage: MetaRouterCrashChild track|load|drain|serve|crash|report|off|filelimit <directory> <host> [argument]")
     exit(2)
 }
 if ["crash", "off"].contains(arguments[1]) {
     runCrashMode(arguments[1], arguments: arguments)
+    exit(0)
+}
+if arguments[1] == "filelimit" {
+    runFileLimitMode(directory: arguments[2], limit: Int(arguments.count > 4 ? arguments[4] : "") ?? 40_000)
     exit(0)
 }
 if arguments[1] == "report" {
