@@ -8,18 +8,18 @@ extension Evaluator {
     /// gives for the same operands, missing fields included (they compare as `null`).
     enum Comparison {
         /// A predicate for `expression` when it is one of those shapes; `nil` otherwise.
-        static func predicate(_ expression: Expression) -> Predicate? {
+        static func predicate(_ expression: Expression, plan: ReadPlan = .none) -> Predicate? {
             guard case .compare(let comparison, .path(let path), let right) = expression else { return nil }
             switch (comparison, right) {
             case (.equal, .literal(.string(let text))), (.notEqual, .literal(.string(let text))):
                 guard let read = EventAccess.textReader(path) else { return nil }
                 let wanted = comparison == .equal
-                return { (read($0) == text) == wanted }
+                return { event, _ in (read(event) == text) == wanted }
             case (.less, .literal(let literal)), (.lessOrEqual, .literal(let literal)),
                 (.greater, .literal(let literal)), (.greaterOrEqual, .literal(let literal)):
-                return numeric(comparison, EventAccess.reader(path), Functions.number(literal))
+                return numeric(comparison, EventAccess.reader(path, plan: plan), Functions.number(literal))
             case (.in, .list(let items)):
-                return membership(EventAccess.reader(path), items)
+                return membership(EventAccess.reader(path, plan: plan), items)
             default:
                 return nil
             }
@@ -27,13 +27,13 @@ extension Evaluator {
 
         /// `read(event) ⋚ bound`; never true when either side is not a number.
         private static func numeric(_ comparison: ComparisonOperator, _ read: @escaping EventAccess.Reader, _ bound: Double?) -> Predicate {
-            guard let bound else { return { _ in false } }
-            @Sendable func value(_ event: Event) -> Double? { read(event).flatMap(Functions.number) }
+            guard let bound else { return { _, _ in false } }
+            @Sendable func value(_ event: Event, _ cache: ReadCache) -> Double? { read(event, cache).flatMap(Functions.number) }
             switch comparison {
-            case .less: return { value($0).map { $0 < bound } ?? false }
-            case .lessOrEqual: return { value($0).map { $0 <= bound } ?? false }
-            case .greater: return { value($0).map { $0 > bound } ?? false }
-            default: return { value($0).map { $0 >= bound } ?? false }
+            case .less: return { value($0, $1).map { $0 < bound } ?? false }
+            case .lessOrEqual: return { value($0, $1).map { $0 <= bound } ?? false }
+            case .greater: return { value($0, $1).map { $0 > bound } ?? false }
+            default: return { value($0, $1).map { $0 >= bound } ?? false }
             }
         }
 
@@ -46,13 +46,13 @@ extension Evaluator {
             guard literals.count == items.count else { return nil }
             let texts = literals.compactMap(\.stringValue)
             if texts.count == literals.count {
-                return { event in
-                    guard case .string(let text)? = read(event) else { return false }
+                return { event, cache in
+                    guard case .string(let text)? = read(event, cache) else { return false }
                     return texts.contains(text)
                 }
             }
-            return { event in
-                let value = read(event) ?? .null
+            return { event, cache in
+                let value = read(event, cache) ?? .null
                 return literals.contains { Functions.equal(value, $0) }
             }
         }

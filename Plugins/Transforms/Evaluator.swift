@@ -3,103 +3,107 @@ import MetaRouterCore
 /// Compiles expressions into closures over events: paths are resolved once, so evaluating a
 /// condition walks no syntax tree.
 enum Evaluator {
-    typealias Value = @Sendable (Event) -> JSON?
+    /// A value, read from the event or from the call's ``ReadCache``; `nil` means missing.
+    typealias Value = @Sendable (Event, ReadCache) -> JSON?
 
-    typealias Predicate = @Sendable (Event) -> Bool
+    /// A condition over the event (and the call's ``ReadCache``).
+    typealias Predicate = @Sendable (Event, ReadCache) -> Bool
 
     /// A condition: matches only when the expression is exactly `true`. Boolean structure
-    /// compiles to predicates directly, so no intermediate values are built.
-    static func condition(_ expression: Expression) -> Predicate {
-        if let comparison = Comparison.predicate(expression) { return comparison }
+    /// compiles to predicates directly, so no intermediate values are built. Keys `plan`
+    /// caches are read once per call.
+    static func condition(_ expression: Expression, plan: ReadPlan = .none) -> Predicate {
+        if let comparison = Comparison.predicate(expression, plan: plan) { return comparison }
         switch expression {
         case .and(let terms):
-            return chain(terms, empty: true) { earlier, next in { earlier($0) && next($0) } }
+            return chain(terms, empty: true, plan: plan) { earlier, next in { earlier($0, $1) && next($0, $1) } }
         case .or(let terms):
-            return chain(terms, empty: false) { earlier, next in { earlier($0) || next($0) } }
+            return chain(terms, empty: false, plan: plan) { earlier, next in { earlier($0, $1) || next($0, $1) } }
         case .not(let inner):
-            let predicate = condition(inner)
-            return { !predicate($0) }
+            let predicate = condition(inner, plan: plan)
+            return { !predicate($0, $1) }
         case .literal(let value):
             let result = value == .bool(true)
-            return { _ in result }
+            return { _, _ in result }
         case .compare(let comparison, let lhs, .literal(let literal)):
-            let left = compile(lhs)
-            return { event in compare(comparison, left(event) ?? .null, literal) }
+            let left = compile(lhs, plan: plan)
+            return { event, cache in compare(comparison, left(event, cache) ?? .null, literal) }
         case .compare(let comparison, let lhs, let rhs):
-            let left = compile(lhs)
-            let right = compile(rhs)
-            return { event in compare(comparison, left(event) ?? .null, right(event) ?? .null) }
+            let left = compile(lhs, plan: plan)
+            let right = compile(rhs, plan: plan)
+            return { event, cache in compare(comparison, left(event, cache) ?? .null, right(event, cache) ?? .null) }
         case .call("match", let arguments) where arguments.count == 2:
             guard case .literal(.string(let pattern)) = arguments[1] else { break }
-            let subject = compile(arguments[0])
+            let subject = compile(arguments[0], plan: plan)
             let matcher = Glob.compile(pattern)
-            return { event in
-                guard case .string(let text)? = subject(event) else { return false }
+            return { event, cache in
+                guard case .string(let text)? = subject(event, cache) else { return false }
                 return matcher(text)
             }
         case .call("exists", let arguments):
-            guard case .path(let path) = arguments.first else { return { _ in false } }
-            if let key = ObjectKeyPath(path) { return { key.isPresent(in: $0) } }
-            let read = EventAccess.reader(path)
-            return { read($0) != nil }
+            guard case .path(let path) = arguments.first else { return { _, _ in false } }
+            if let key = ObjectKeyPath(path), plan.slot(for: key) == nil { return { event, _ in key.isPresent(in: event) } }
+            let read = EventAccess.reader(path, plan: plan)
+            return { read($0, $1) != nil }
         default:
             break
         }
-        let value = compile(expression)
-        return { value($0) == .bool(true) }
+        let value = compile(expression, plan: plan)
+        return { value($0, $1) == .bool(true) }
     }
 
     /// The terms' predicates joined left to right by `join`; `empty` for no terms. Chained
     /// closures, not an array of them: closures kept in an array are called through conversion
     /// thunks.
     private static func chain(
-        _ terms: [Expression], empty: Bool, _ join: (@escaping Predicate, @escaping Predicate) -> Predicate
+        _ terms: [Expression], empty: Bool, plan: ReadPlan, _ join: (@escaping Predicate, @escaping Predicate) -> Predicate
     ) -> Predicate {
-        guard let first = terms.first else { return { _ in empty } }
-        var combined = condition(first)
-        for term in terms.dropFirst() { combined = join(combined, condition(term)) }
+        guard let first = terms.first else { return { _, _ in empty } }
+        var combined = condition(first, plan: plan)
+        for term in terms.dropFirst() { combined = join(combined, condition(term, plan: plan)) }
         return combined
     }
 
-    /// A value; `nil` from the closure means missing.
-    static func compile(_ expression: Expression) -> Value {
+    /// A value; `nil` from the closure means missing. Keys `plan` caches are read once per call.
+    static func compile(_ expression: Expression, plan: ReadPlan = .none) -> Value {
+        func compiled(_ expression: Expression) -> Value { compile(expression, plan: plan) }
         switch expression {
         case .path(let path):
-            return EventAccess.reader(path)
+            return EventAccess.reader(path, plan: plan)
         case .literal(let value):
-            return { _ in value }
+            return { _, _ in value }
         case .list(let items):
-            let compiled = items.map(compile)
-            return { event in .array(compiled.map { $0(event) ?? .null }) }
+            let values = items.map(compiled)
+            return { event, cache in .array(values.map { $0(event, cache) ?? .null }) }
         case .not(let inner):
-            let value = compile(inner)
-            return { event in .bool(value(event) != .bool(true)) }
+            let value = compiled(inner)
+            return { event, cache in .bool(value(event, cache) != .bool(true)) }
         case .and(let terms):
-            let compiled = terms.map(compile)
-            return { event in .bool(compiled.allSatisfy { $0(event) == .bool(true) }) }
+            let values = terms.map(compiled)
+            return { event, cache in .bool(values.allSatisfy { $0(event, cache) == .bool(true) }) }
         case .or(let terms):
-            let compiled = terms.map(compile)
-            return { event in .bool(compiled.contains { $0(event) == .bool(true) }) }
+            let values = terms.map(compiled)
+            return { event, cache in .bool(values.contains { $0(event, cache) == .bool(true) }) }
         case .coalesce(let first, let fallback):
-            let primary = compile(first)
-            let secondary = compile(fallback)
-            return { event in
-                switch primary(event) {
-                case nil, .null?: return secondary(event)
+            let primary = compiled(first)
+            let secondary = compiled(fallback)
+            return { event, cache in
+                switch primary(event, cache) {
+                case nil, .null?: return secondary(event, cache)
                 case let value: return value
                 }
             }
         case .compare(let comparison, let lhs, let rhs):
-            let left = compile(lhs)
-            let right = compile(rhs)
-            return { event in .bool(compare(comparison, left(event) ?? .null, right(event) ?? .null)) }
+            let left = compiled(lhs)
+            let right = compiled(rhs)
+            return { event, cache in .bool(compare(comparison, left(event, cache) ?? .null, right(event, cache) ?? .null)) }
         case .call("exists", let arguments):
-            guard case .path(let path) = arguments.first else { return { _ in false } }
-            let read = EventAccess.reader(path)
-            return { event in .bool(read(event) != nil) }
+            guard case .path(let path) = arguments.first else { return { _, _ in false } }
+            let read = EventAccess.reader(path, plan: plan)
+            return { event, cache in .bool(read(event, cache) != nil) }
         case .call(let name, let arguments):
-            let compiled = arguments.map(compile)
-            return { event in Functions.apply(name, compiled.map { $0(event) }) }
+            let values = arguments.map(compiled)
+            return { event, cache in Functions.apply(name, values.map { $0(event, cache) }) }
         }
     }
 

@@ -12,18 +12,23 @@ public struct RuleRuntimeError: Error, Sendable, Hashable, CustomStringConvertib
 /// Reads and writes event fields by path, without converting the whole event to JSON: the
 /// first component picks the `Event` field, the rest walks its JSON.
 enum EventAccess {
-    typealias Reader = @Sendable (Event) -> JSON?
+    /// Reads a value from an event, or from the call's ``ReadCache`` when the plan keeps it.
+    typealias Reader = @Sendable (Event, ReadCache) -> JSON?
 
     private static let stringFields: Set<String> = [
         "type", "messageId", "timestamp", "anonymousId", "userId", "groupId", "previousId", "event", "name", "sentAt", "writeKey",
     ]
 
-    /// A reader for `path`, specialised once at compile time.
-    static func reader(_ path: [String]) -> Reader {
-        guard let first = path.first else { return { event in JSON.object(event.jsonObject()) } }
+    /// A reader for `path`, specialised once at compile time; a key `plan` caches is read once
+    /// per call.
+    static func reader(_ path: [String], plan: ReadPlan = .none) -> Reader {
+        guard let first = path.first else { return { event, _ in JSON.object(event.jsonObject()) } }
+        if let key = ObjectKeyPath(path), let slot = plan.slot(for: key) {
+            return { event, cache in cache.value(in: slot) { key.read(event) } }
+        }
         if let field = EventObjectField(first) { return field.reader(path.dropFirst()) }
-        guard let text = textReader(path) else { return { _ in nil } }
-        return { event in text(event).map { JSON.string($0) } }
+        guard let text = textReader(path) else { return { _, _ in nil } }
+        return { event, _ in text(event).map { JSON.string($0) } }
     }
 
     /// A reader of the text field a one-component path names (`event`, `userId`, `type`, …), or

@@ -42,16 +42,16 @@ enum EventObjectField {
     func reader(_ rest: ArraySlice<String>) -> EventAccess.Reader {
         if rest.count == 1, let key = rest.first {
             switch self {
-            case .properties: return { $0.properties?[key] }
-            case .traits: return { $0.traits?[key] }
-            case .context: return { $0.context[key] }
-            case .integrations: return { $0.integrations?[key] }
+            case .properties: return { event, _ in event.properties?[key] }
+            case .traits: return { event, _ in event.traits?[key] }
+            case .context: return { event, _ in event.context[key] }
+            case .integrations: return { event, _ in event.integrations?[key] }
             }
         }
         let field = self
-        guard !rest.isEmpty else { return { field.read($0).map { JSON.object($0) } } }
+        guard !rest.isEmpty else { return { event, _ in field.read(event).map { JSON.object($0) } } }
         let path = Array(rest)
-        return { event in field.read(event).flatMap { FieldPath.read(path, in: .object($0)) } }
+        return { event, _ in field.read(event).flatMap { FieldPath.read(path, in: .object($0)) } }
     }
 
     /// Replaces the object (`nil` removes it; `context`, which every event has, becomes empty).

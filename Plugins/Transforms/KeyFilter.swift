@@ -37,7 +37,7 @@ struct KeyFilter: Sendable {
     /// only when a key goes: the keys are removed one by one, the others are not hashed again.
     func compiled(at path: [String]) -> CompiledAction {
         if path.count == 1, let field = EventObjectField(path[0]) {
-            return { event throws in
+            return { event, _ throws in
                 guard let doomed = field.read(event).map(doomedKeys), !doomed.isEmpty else { return true }
                 field.edit(&event) { object in
                     for key in doomed { object.removeValue(forKey: key) }
@@ -45,7 +45,7 @@ struct KeyFilter: Sendable {
                 return true
             }
         }
-        return { event throws in
+        return { event, _ throws in
             try apply(at: path, in: &event)
             return true
         }
@@ -59,7 +59,7 @@ struct KeyFilter: Sendable {
             }
             return
         }
-        guard let current = EventAccess.reader([field])(event), current.objectValue != nil else { return }
+        guard let current = EventAccess.reader([field])(event, .none), current.objectValue != nil else { return }
         let updated = JSONEdit.updatingObjects(at: path.dropFirst(), in: current) { $0.filter { keeps($0.key) } }
         try EventAccess.write(updated, at: [field], in: &event, createParents: false)
     }

@@ -3,7 +3,7 @@ import MetaRouterCore
 /// A path naming one key of an event's object field (`properties.price`, `context.locale`):
 /// the shape most rules read and write, resolved once when a rule is compiled, so running the
 /// rule neither looks at the path's text again nor copies the object to change one key.
-struct ObjectKeyPath: Sendable {
+struct ObjectKeyPath: Sendable, Hashable {
     /// The object field.
     let field: EventObjectField
     /// The key inside it.
@@ -20,6 +20,16 @@ struct ObjectKeyPath: Sendable {
     init?(_ path: [String]) {
         guard path.count == 2, let field = EventObjectField(path[0]) else { return nil }
         self.init(field, path[1])
+    }
+
+    /// The key's value in the event, or `nil` when it (or the object) is missing.
+    func read(_ event: Event) -> JSON? {
+        switch field {
+        case .properties: return event.properties?[key]
+        case .traits: return event.traits?[key]
+        case .context: return event.context[key]
+        case .integrations: return event.integrations?[key]
+        }
     }
 
     /// Whether the event's object has the key (its value is not copied out to find that).

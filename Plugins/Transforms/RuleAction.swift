@@ -54,7 +54,7 @@ public enum RuleAction: Sendable, Hashable {
 /// A compiled action: returns `false` to drop the event. It throws only ``RuleRuntimeError``,
 /// but its type says untyped `throws`: a typed-throws function *type* stored as a value needs
 /// runtime support that Apple platforms have only from iOS 18 / macOS 15, above our floor.
-typealias CompiledAction = @Sendable (inout Event) throws -> Bool
+typealias CompiledAction = @Sendable (inout Event, ReadCache) throws -> Bool
 
 extension RuleAction {
     /// Whether the action has changed nothing when it throws, so a rule made of it alone may
@@ -67,50 +67,52 @@ extension RuleAction {
         }
     }
 
-    func compiled() -> CompiledAction {
+    /// The action as a closure; the keys `plan` caches are read once per rule-set call.
+    func compiled(plan: ReadPlan = .none) -> CompiledAction {
+        func reader(_ path: [String]) -> EventAccess.Reader { EventAccess.reader(path, plan: plan) }
         switch self {
         case .drop:
-            return { _ throws in false }
+            return { _, _ throws in false }
         case .sample(let percent, let path):
-            guard let path else { return { _ throws in Double.random(in: 0..<100) < percent } }
-            let read = EventAccess.reader(path)
-            return { event throws in Sampling.bucket(of: read(event)) < percent }
+            guard let path else { return { _, _ throws in Double.random(in: 0..<100) < percent } }
+            let read = reader(path)
+            return { event, cache throws in Sampling.bucket(of: read(event, cache)) < percent }
         case .set(let path, let expression):
-            let value = Evaluator.compile(expression)
+            let value = Evaluator.compile(expression, plan: plan)
             if let target = ObjectKeyPath(path) {
-                return { event throws in
-                    target.write(value(event), in: &event, createParents: true)
+                return { event, cache throws in
+                    target.write(value(event, cache), in: &event, createParents: true)
                     return true
                 }
             }
-            return { event throws in
-                try EventAccess.write(value(event), at: path, in: &event, createParents: true)
+            return { event, cache throws in
+                try EventAccess.write(value(event, cache), at: path, in: &event, createParents: true)
                 return true
             }
         case .copy(let source, let target), .move(let source, let target):
-            let read = EventAccess.reader(source)
+            let read = reader(source)
             let removesSource = { if case .move = self { return true } else { return false } }()
             if !removesSource, let target = ObjectKeyPath(target) {
-                return { event throws in
-                    guard let value = read(event) else { return true }
+                return { event, cache throws in
+                    guard let value = read(event, cache) else { return true }
                     target.write(value, in: &event, createParents: true)
                     return true
                 }
             }
-            return { event throws in
-                guard let value = read(event) else { return true }
+            return { event, cache throws in
+                guard let value = read(event, cache) else { return true }
                 if removesSource { try EventAccess.write(nil, at: source, in: &event, createParents: false) }
                 try EventAccess.write(value, at: target, in: &event, createParents: true)
                 return true
             }
         case .delete(let path):
             if let target = ObjectKeyPath(path) {
-                return { event throws in
+                return { event, _ throws in
                     target.write(nil, in: &event, createParents: false)
                     return true
                 }
             }
-            return { event throws in
+            return { event, _ throws in
                 try EventAccess.write(nil, at: path, in: &event, createParents: false)
                 return true
             }
@@ -119,20 +121,20 @@ extension RuleAction {
         case .remove(let path, let keys):
             return KeyFilter(removing: keys).compiled(at: path)
         case .toString(let path):
-            let read = EventAccess.reader(path)
-            return { event throws in
-                guard let value = read(event) else { return true }
+            let read = reader(path)
+            return { event, cache throws in
+                guard let value = read(event, cache) else { return true }
                 try EventAccess.write(Functions.stringValue(value), at: path, in: &event, createParents: false)
                 return true
             }
         case .map(let entries):
-            let readers = entries.map { entry in (entry, (entry.copy ?? entry.move).map(EventAccess.reader)) }
-            return { event throws in
+            let readers = entries.map { entry in (entry, (entry.copy ?? entry.move).map { reader($0) }, reader(entry.target)) }
+            return { event, cache throws in
                 let before = event
-                for (entry, read) in readers {
+                for (entry, read, readTarget) in readers {
                     var value: JSON?
                     if let read {
-                        value = read(before)
+                        value = read(before, cache)
                         guard value != nil else { continue }
                         if let source = entry.move, entry.copy == nil {
                             try EventAccess.write(nil, at: source, in: &event, createParents: false)
@@ -140,7 +142,7 @@ extension RuleAction {
                     } else if let literal = entry.set {
                         value = literal
                     }
-                    if entry.toString, let current = value ?? EventAccess.reader(entry.target)(before) {
+                    if entry.toString, let current = value ?? readTarget(before, cache) {
                         value = Functions.stringValue(current)
                     }
                     guard let value else { continue }

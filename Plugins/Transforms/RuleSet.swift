@@ -45,6 +45,8 @@ public struct RuleSet: Sendable {
     /// The rules.
     public let rules: [Rule]
     private let compiled: [CompiledRule]
+    /// The keys every call reads once at most.
+    private let plan: ReadPlan
 
     /// A rule ready to run; a class, so walking the rules copies nothing per rule.
     private final class CompiledRule: Sendable {
@@ -52,33 +54,33 @@ public struct RuleSet: Sendable {
         let name: String
         let destination: String?
         let types: Set<EventType>?
-        let matches: @Sendable (Event) -> Bool
+        let matches: Evaluator.Predicate
         /// The actions as one closure; `false` drops the event.
         let effect: CompiledAction
 
-        init(rule: Rule) {
+        init(rule: Rule, plan: ReadPlan) {
             self.rule = rule
             name = rule.name
             destination = rule.destination
             types = rule.types
             if let condition = rule.condition {
-                matches = Evaluator.condition(condition)
+                matches = Evaluator.condition(condition, plan: plan)
             } else {
-                matches = { _ in true }
+                matches = { _, _ in true }
             }
-            effect = Self.effect(of: rule.actions)
+            effect = Self.effect(of: rule.actions, plan: plan)
         }
 
         /// One action that changes nothing when it fails is the effect itself and edits the
         /// event in place; several run on a copy, so a rule that fails part-way leaves no
         /// half-applied change.
-        private static func effect(of actions: [RuleAction]) -> CompiledAction {
-            if actions.count == 1, actions[0].changesNothingWhenItFails { return actions[0].compiled() }
-            let compiled = actions.map { $0.compiled() }
-            return { event throws in
+        private static func effect(of actions: [RuleAction], plan: ReadPlan) -> CompiledAction {
+            if actions.count == 1, actions[0].changesNothingWhenItFails { return actions[0].compiled(plan: plan) }
+            let compiled = actions.map { $0.compiled(plan: plan) }
+            return { event, cache throws in
                 var working = event
                 for action in compiled {
-                    guard try action(&working) else { return false }
+                    guard try action(&working, cache) else { return false }
                 }
                 event = working
                 return true
@@ -92,12 +94,12 @@ public struct RuleSet: Sendable {
         }
 
         /// Runs the rule on `event` when it applies to `destination` and the event.
-        func run(on event: inout Event, destination: String?) -> Outcome {
+        func run(on event: inout Event, destination: String?, cache: ReadCache) -> Outcome {
             guard self.destination == nil || self.destination == destination,
-                types?.contains(event.type) ?? true, matches(event)
+                types?.contains(event.type) ?? true, matches(event, cache)
             else { return .skipped }
             do {
-                return try effect(&event) ? .matched : .dropped
+                return try effect(&event, cache) ? .matched : .dropped
             } catch {
                 return .failed(error as? RuleRuntimeError ?? RuleRuntimeError(message: "\(error)"))
             }
@@ -106,11 +108,19 @@ public struct RuleSet: Sendable {
 
     /// Compiles `rules`.
     public init(name: String = "rules", version: Int = 1, failurePolicy: FailurePolicy = .open, rules: [Rule]) {
+        self.init(name: name, version: version, failurePolicy: failurePolicy, rules: rules, cachingReads: true)
+    }
+
+    /// Compiles `rules`; without `cachingReads`, every read goes to the event (what the cache
+    /// is tested against).
+    init(name: String = "rules", version: Int = 1, failurePolicy: FailurePolicy = .open, rules: [Rule], cachingReads: Bool) {
         self.name = name
         self.version = version
         self.failurePolicy = failurePolicy
         self.rules = rules
-        compiled = rules.map(CompiledRule.init)
+        let plan = cachingReads ? ReadPlan(rules: rules) : .none
+        self.plan = plan
+        compiled = rules.map { CompiledRule(rule: $0, plan: plan) }
     }
 
     /// One step of `apply`, for `--explain`.
@@ -128,9 +138,19 @@ public struct RuleSet: Sendable {
         to event: Event, destination: String? = nil, onStep: ((Step) -> Void)? = nil,
         onFailure: ((Rule, RuleRuntimeError) -> Void)? = nil
     ) -> Event? {
+        guard plan.count > 0 else { return run(event, destination: destination, cache: .none, onStep: onStep, onFailure: onFailure) }
+        return ReadCache.with(slots: plan.count) { cache in
+            run(event, destination: destination, cache: cache, onStep: onStep, onFailure: onFailure)
+        }
+    }
+
+    private func run(
+        _ event: Event, destination: String?, cache: ReadCache, onStep: ((Step) -> Void)?,
+        onFailure: ((Rule, RuleRuntimeError) -> Void)?
+    ) -> Event? {
         var current = event
         for entry in compiled {
-            switch entry.run(on: &current, destination: destination) {
+            switch entry.run(on: &current, destination: destination, cache: cache) {
             case .skipped:
                 onStep?(Step(rule: entry.name, outcome: "skipped"))
             case .matched:

@@ -14,11 +14,11 @@ private let order = Event(
     context: ["device": ["type": "ios"]])
 
 private func matches(_ text: String, _ event: Event = order) throws -> Bool {
-    Evaluator.condition(try ExpressionParser.parse(text))(event)
+    Evaluator.condition(try ExpressionParser.parse(text))(event, .none)
 }
 
 private func value(_ text: String, _ event: Event = order) throws -> JSON? {
-    Evaluator.compile(try ExpressionParser.parse(text))(event)
+    Evaluator.compile(try ExpressionParser.parse(text))(event, .none)
 }
 
 @Suite struct ExpressionTests {

@@ -45,7 +45,7 @@ import Testing
                 let original = event(price: shape)
                 var edited = original
                 do {
-                    _ = try run(&edited)
+                    _ = try run(&edited, .none)
                 } catch {
                     failures += 1
                     #expect(edited == original, "\(action) on price \(String(describing: shape)) failed part-way")

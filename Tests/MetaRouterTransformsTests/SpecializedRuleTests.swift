@@ -61,8 +61,8 @@ import Testing
             let specialised = Evaluator.condition(condition)
             let general = Evaluator.compile(condition)
             for event in Self.events {
-                let expected = general(event) == .bool(true)
-                #expect(specialised(event) == expected, "\(condition) on \(event.jsonObject())")
+                let expected = general(event, .none) == .bool(true)
+                #expect(specialised(event, .none) == expected, "\(condition) on \(event.jsonObject())")
                 checked += 1
                 if expected { matched += 1 }
             }
@@ -103,13 +103,13 @@ import Testing
             let run = action.compiled()
             for event in Self.events {
                 var edited = event
-                #expect(try run(&edited))
+                #expect(try run(&edited, .none))
                 var whole = JSON.object(event.jsonObject())
                 switch action {
                 case .set(let path, let expression):
-                    whole = try JSONEdit.setting(Evaluator.compile(expression)(event), at: path[...], in: whole, createParents: true)
+                    whole = try JSONEdit.setting(Evaluator.compile(expression)(event, .none), at: path[...], in: whole, createParents: true)
                 case .copy(let source, let target):
-                    if let value = EventAccess.reader(source)(event) {
+                    if let value = EventAccess.reader(source)(event, .none) {
                         whole = try JSONEdit.setting(value, at: target[...], in: whole, createParents: true)
                     }
                 case .delete(let path):

@@ -1,0 +1,125 @@
+import Foundation
+import MetaRouterCore
+import Testing
+
+@testable import MetaRouterTransforms
+
+/// A rule set reads a key once per call when two or more of its reads name it and no action
+/// can change it. The plan must leave out every key an action could change — itself, its
+/// object, or the whole event — and a set that caches must give exactly what the same set
+/// gives reading every value from the event.
+@Suite struct ReadCacheTests {
+    private func rules(_ text: String) throws -> [Rule] { try RuleTextParser.parse(text).rules }
+
+    @Test func cachesKeysReadTwiceThatNoActionChanges() throws {
+        let plan = ReadPlan(rules: try rules("""
+            rule { when properties.price > 1 and exists(properties.sku)
+                set properties.tier = "a" }
+            rule { when properties.price > 5 and context.locale = "en" and properties.tier = "a"
+                copy properties.sku to context.sku }
+            rule { when properties.tier = "b" and traits.plan in ["x"]
+                set traits.seen = true }
+            """))
+        #expect(plan.slot(for: ObjectKeyPath(.properties, "price")) != nil)
+        #expect(plan.slot(for: ObjectKeyPath(.properties, "sku")) != nil)
+        // Written by an action, so read afresh each time.
+        #expect(plan.slot(for: ObjectKeyPath(.properties, "tier")) == nil)
+        // Read once only: nothing to gain.
+        #expect(plan.slot(for: ObjectKeyPath(.context, "locale")) == nil)
+        #expect(plan.count == 2)
+    }
+
+    @Test func anActionOnAWholeObjectOrTheWholeEventStopsCaching() throws {
+        let reads = "rule { when properties.price > 1 and properties.price < 9 and context.app = 1 and context.app = 2 }\n"
+        let wholeProperties = ReadPlan(rules: try rules(reads + "rule { allow properties: [price] }"))
+        #expect(wholeProperties.slot(for: ObjectKeyPath(.properties, "price")) == nil)
+        #expect(wholeProperties.slot(for: ObjectKeyPath(.context, "app")) != nil)
+        let removesPrice = ReadPlan(rules: try rules(reads + "rule { remove properties: [price] }"))
+        #expect(removesPrice.slot(for: ObjectKeyPath(.properties, "price")) == nil)
+        let removesOther = ReadPlan(rules: try rules(reads + "rule { remove properties: [debug] }"))
+        #expect(removesOther.slot(for: ObjectKeyPath(.properties, "price")) != nil)
+        let nested = ReadPlan(rules: try rules(reads + "rule { set properties.price.amount = 1 }"))
+        #expect(nested.slot(for: ObjectKeyPath(.properties, "price")) == nil)
+        let moved = ReadPlan(rules: try rules(reads + "rule { move properties.price to properties.old }"))
+        #expect(moved.slot(for: ObjectKeyPath(.properties, "price")) == nil)
+        let replaced = ReadPlan(rules: [Rule(name: "r", actions: [.set(["context"], .literal(["app": 3]))])] + (try rules(reads)))
+        #expect(replaced.slot(for: ObjectKeyPath(.context, "app")) == nil)
+        let everything = ReadPlan(rules: [Rule(name: "r", actions: [.remove([], keys: ["userId"])])] + (try rules(reads)))
+        #expect(everything.count == 0)
+    }
+
+    /// Random rule sets over a handful of keys — conditions, sets, copies, moves, deletes,
+    /// allow- and drop-lists, `map`, several actions per rule — run with and without the cache
+    /// on random events: the same output every time.
+    @Test func aSetThatCachesGivesWhatTheSameSetGivesWithout() throws {
+        var random = SplitMix(seed: 20261123)
+        let keys = ["price", "sku", "tier", "currency"]
+        let fields = ["properties", "context", "traits"]
+        func path() -> [String] { [fields[random.next(3)], keys[random.next(4)]] }
+        func text(_ path: [String]) -> String { path.joined(separator: ".") }
+        func condition() -> String {
+            switch random.next(5) {
+            case 0: return "\(text(path())) > \(random.next(20))"
+            case 1: return "exists(\(text(path())))"
+            case 2: return "\(text(path())) in [\"EUR\", \"a\", 5]"
+            case 3: return "\(text(path())) = \(text(path()))"
+            default: return "!(\(text(path())) < \(random.next(10))) or \(text(path())) = \"a\""
+            }
+        }
+        func action() -> String {
+            switch random.next(9) {
+            case 0, 1: return "set \(text(path())) = \(text(path())) ?? \(random.next(9))"
+            case 2: return "copy \(text(path())) to \(text(path()))"
+            case 3: return "move \(text(path())) to \(text(path()))"
+            case 4: return "delete \(text(path()))"
+            case 5: return "remove \(fields[random.next(3)]): [\(keys[random.next(4)])]"
+            case 6: return "allow \(fields[random.next(3)]): [\(keys[random.next(4)]), \(keys[random.next(4)])]"
+            case 7: return "to_string \(text(path()))"
+            default: return "set \(text(path())) = \"a\""
+            }
+        }
+        var cachedSets = 0
+        var changed = 0
+        for _ in 0..<300 {
+            var ruleText = ""
+            for _ in 0..<(2 + random.next(6)) {
+                let actions = (0..<(1 + random.next(2))).map { _ in action() }
+                ruleText += "rule { when \(condition()) and \(condition())\n" + actions.joined(separator: "\n") + " }\n"
+                if random.next(3) == 0 { ruleText += "rule { when \(condition()) }\n" }
+            }
+            let parsed = try rules(ruleText)
+            let cached = RuleSet(rules: parsed)
+            let plain = RuleSet(rules: parsed, cachingReads: false)
+            if ReadPlan(rules: parsed).count > 0 { cachedSets += 1 }
+            for _ in 0..<10 {
+                var objects: [[String: JSON]] = []
+                for _ in fields {
+                    var object: [String: JSON] = [:]
+                    for key in keys where random.next(3) > 0 {
+                        object[key] = [JSON.int(Int64(random.next(20))), "a", "EUR", .null, ["n": 1], 3.5][random.next(6)]
+                    }
+                    objects.append(object)
+                }
+                let event = Event(type: .track, userId: "u", event: "e", properties: objects[0], traits: objects[2], context: objects[1])
+                let expected = plain.apply(to: event)
+                #expect(cached.apply(to: event) == expected, "\(ruleText) on \(event.jsonObject())")
+                if expected != event { changed += 1 }
+            }
+        }
+        // The generator must reach sets that cache and events that change, or agreeing shows little.
+        #expect(cachedSets > 50 && changed > 500, "\(cachedSets) sets cached, \(changed) events changed")
+    }
+}
+
+/// A small deterministic generator, so a failure can be replayed.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
