@@ -34,8 +34,11 @@ enum Evaluator {
             return { event, cache in compare(comparison, left(event, cache) ?? .null, right(event, cache) ?? .null) }
         case .call("match", let arguments) where arguments.count == 2:
             guard case .literal(.string(let pattern)) = arguments[1] else { break }
-            let subject = compile(arguments[0], plan: plan)
             let matcher = Glob.compile(pattern)
+            if case .path(let path) = arguments[0], let text = EventAccess.textReader(path) {
+                return { event, _ in text(event).map(matcher) ?? false }
+            }
+            let subject = compile(arguments[0], plan: plan)
             return { event, cache in
                 guard case .string(let text)? = subject(event, cache) else { return false }
                 return matcher(text)

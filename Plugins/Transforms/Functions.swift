@@ -245,8 +245,8 @@ enum PlainBytes {
     static func match(_ text: String, head: [UInt8], middle: [[UInt8]], tail: [UInt8]) -> Bool? {
         text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
             guard bytes.allSatisfy(isPlain) else { return nil }
-            guard bytes.count >= head.count + tail.count, bytes.starts(with: head),
-                bytes[(bytes.count - tail.count)...].elementsEqual(tail)
+            guard bytes.count >= head.count + tail.count, equal(bytes, at: 0, head),
+                equal(bytes, at: bytes.count - tail.count, tail)
             else { return false }
             var from = head.count
             let end = bytes.count - tail.count
@@ -256,6 +256,14 @@ enum PlainBytes {
             }
             return true
         } ?? nil
+    }
+
+    /// Whether `bytes` holds `part` at `offset` (which leaves room for it).
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ part: [UInt8]) -> Bool {
+        part.withUnsafeBufferPointer { part in
+            guard let base = bytes.baseAddress, let other = part.baseAddress else { return part.isEmpty }
+            return memcmp(base + offset, other, part.count) == 0
+        }
     }
 
     private static func firstIndex(of part: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> Int? {

@@ -37,6 +37,20 @@ struct KeyFilter: Sendable {
     /// only when a key goes: the keys are removed one by one, the others are not hashed again.
     func compiled(at path: [String]) -> CompiledAction {
         if path.count == 1, let field = EventObjectField(path[0]) {
+            if !allows {
+                // A drop-list asks for each listed key's index: nothing is built when none is there.
+                let listed = listed
+                return { event, _ throws in
+                    // Asked in an expression of its own: a copy of the object still held during
+                    // the edit would make the edit copy the whole dictionary.
+                    let present = field.read(event).map { object in listed.contains { object.index(forKey: $0) != nil } } ?? false
+                    guard present else { return true }
+                    field.edit(&event) { object in
+                        for key in listed { object.removeValue(forKey: key) }
+                    }
+                    return true
+                }
+            }
             return { event, _ throws in
                 guard let doomed = field.read(event).map(doomedKeys), !doomed.isEmpty else { return true }
                 field.edit(&event) { object in
