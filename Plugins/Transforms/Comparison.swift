@@ -12,8 +12,13 @@ extension Evaluator {
             guard case .compare(let comparison, .path(let path), let right) = expression else { return nil }
             switch (comparison, right) {
             case (.equal, .literal(.string(let text))), (.notEqual, .literal(.string(let text))):
-                guard let read = EventAccess.textReader(path) else { return nil }
                 let wanted = comparison == .equal
+                if path == ["type"] {
+                    // An event's type is one of six names: compared as the type itself.
+                    guard let type = EventType(rawValue: text) else { return { _, _ in !wanted } }
+                    return { event, _ in (event.type == type) == wanted }
+                }
+                guard let read = EventAccess.textReader(path) else { return nil }
                 return { event, _ in (read(event) == text) == wanted }
             case (.less, .literal(let literal)), (.lessOrEqual, .literal(let literal)),
                 (.greater, .literal(let literal)), (.greaterOrEqual, .literal(let literal)):

@@ -62,6 +62,9 @@ struct ObjectKeyPath: Sendable, Hashable {
         write(value, key, into: &object!)
     }
 
+    /// Room for the keys of most events' objects and what rules add to them.
+    private static let emptyWithRoom = [String: JSON](minimumCapacity: 48)
+
     private static func write(_ value: JSON?, _ key: String, into object: inout [String: JSON]) {
         guard let value else {
             object.removeValue(forKey: key)
@@ -73,7 +76,10 @@ struct ObjectKeyPath: Sendable, Hashable {
         // `reserveCapacity`, whose resize runs the standard library's unspecialised code: every
         // key hashed and copied through witness tables, a fifth slower.
         if object.capacity - object.count < 4 {
-            var grown = [String: JSON](minimumCapacity: max(object.count * 2, object.count + 16))
+            let wanted = max(object.count * 2, object.count + 16)
+            // A copy of an empty dictionary that has the room takes its storage's type from it;
+            // one made from nothing looks the type up in the runtime each time.
+            var grown = wanted <= Self.emptyWithRoom.capacity ? Self.emptyWithRoom : [String: JSON](minimumCapacity: wanted)
             for (key, value) in object { grown[key] = value }
             object = grown
         }

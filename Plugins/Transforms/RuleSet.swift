@@ -138,18 +138,23 @@ public struct RuleSet: Sendable {
         to event: Event, destination: String? = nil, onStep: ((Step) -> Void)? = nil,
         onFailure: ((Rule, RuleRuntimeError) -> Void)? = nil
     ) -> Event? {
-        guard plan.count > 0 else { return run(event, destination: destination, cache: .none, onStep: onStep, onFailure: onFailure) }
+        let rules = compiled, failurePolicy = failurePolicy
+        guard plan.count > 0 else {
+            return Self.run(rules, on: event, destination: destination, failurePolicy: failurePolicy, cache: .none, onStep: onStep, onFailure: onFailure)
+        }
+        // The closure takes the rules, not `self`: a copy of the set would cost a retain of
+        // each of its fields per call.
         return ReadCache.with(slots: plan.count) { cache in
-            run(event, destination: destination, cache: cache, onStep: onStep, onFailure: onFailure)
+            Self.run(rules, on: event, destination: destination, failurePolicy: failurePolicy, cache: cache, onStep: onStep, onFailure: onFailure)
         }
     }
 
-    private func run(
-        _ event: Event, destination: String?, cache: ReadCache, onStep: ((Step) -> Void)?,
-        onFailure: ((Rule, RuleRuntimeError) -> Void)?
+    private static func run(
+        _ rules: [CompiledRule], on event: Event, destination: String?, failurePolicy: FailurePolicy, cache: ReadCache,
+        onStep: ((Step) -> Void)?, onFailure: ((Rule, RuleRuntimeError) -> Void)?
     ) -> Event? {
         var current = event
-        for entry in compiled {
+        for entry in rules {
             switch entry.run(on: &current, destination: destination, cache: cache) {
             case .skipped:
                 onStep?(Step(rule: entry.name, outcome: "skipped"))
