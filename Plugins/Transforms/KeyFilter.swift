@@ -40,11 +40,9 @@ struct KeyFilter: Sendable {
             if !allows {
                 // A drop-list asks for each listed key's index: nothing is built when none is there.
                 let listed = listed
+                let keys = listed.map { ObjectKeyPath(field, $0) }
                 return { event, _ throws in
-                    // Asked in an expression of its own: a copy of the object still held during
-                    // the edit would make the edit copy the whole dictionary.
-                    let present = field.read(event).map { object in listed.contains { object.index(forKey: $0) != nil } } ?? false
-                    guard present else { return true }
+                    guard keys.contains(where: { $0.isPresent(in: event) }) else { return true }
                     field.edit(&event) { object in
                         for key in listed { object.removeValue(forKey: key) }
                     }
