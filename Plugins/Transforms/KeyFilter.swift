@@ -26,12 +26,6 @@ struct KeyFilter: Sendable {
     /// Whether `key` stays.
     func keeps(_ key: String) -> Bool { keys.contains(key) == allows }
 
-    /// The keys of `object` the filter takes out: asked with as few lookups as the list when
-    /// removing, with one per key of the object when allowing.
-    func doomedKeys(in object: [String: JSON]) -> [String] {
-        allows ? object.keys.filter { !keys.contains($0) } : listed.filter { object[$0] != nil }
-    }
-
     /// The action filtering the object at `path` (or each object of the array there). An object
     /// field of the event itself (`properties: [...]`) is resolved now and edited in place, and
     /// only when a key goes: the keys are removed one by one, the others are not hashed again.
@@ -49,8 +43,9 @@ struct KeyFilter: Sendable {
                     return true
                 }
             }
+            let kept = keys
             return { event, _ throws in
-                guard let doomed = field.read(event).map(doomedKeys), !doomed.isEmpty else { return true }
+                guard let doomed = field.read(event).map({ $0.keys.filter { !kept.contains($0) } }), !doomed.isEmpty else { return true }
                 field.edit(&event) { object in
                     for key in doomed { object.removeValue(forKey: key) }
                 }
