@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterTesting
 import Testing
 
 @testable import MetaRouterDelivery
@@ -39,19 +40,7 @@ import Testing
         }
     }
 
-    /// A deterministic generator, so a failure names its seed.
-    private struct SplitMix {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
-    private func event(_ index: Int, random: inout SplitMix) -> QueuedEvent {
+    private func event(_ index: Int, random: inout SeededRandom) -> QueuedEvent {
         let id = "id-\(index)-\(random.next(1_000_000))"
         let size = random.next(10) == 0 ? 20_000 + random.next(280_000) : random.next(300)
         let body = String(repeating: "x", count: size)
@@ -63,7 +52,7 @@ import Testing
 
     @Test(arguments: 1...12)
     func behavesLikeAnArrayOfEvents(seed: Int) {
-        var random = SplitMix(state: UInt64(seed))
+        var random = SeededRandom(seed: UInt64(seed))
         let capacity = 1 + random.next(40)
         let store = InMemoryEventStore(capacity: capacity)
         var model = Model(capacity: capacity)
@@ -103,7 +92,7 @@ import Testing
     }
 
     @Test func aReleasedBatchReturnsAheadOfEventsQueuedWhileItWasOut() {
-        var random = SplitMix(state: 99)
+        var random = SeededRandom(seed: 99)
         let store = InMemoryEventStore(capacity: 4)
         let events = (0..<8).map { event($0, random: &random) }
         for event in events[0..<4] { _ = store.append(event) }

@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouterCore
+import MetaRouterTesting
 import Testing
 
 @testable import MetaRouterTransforms
@@ -52,7 +53,7 @@ import Testing
     /// allow- and drop-lists, `map`, several actions per rule — run with and without the cache
     /// on random events: the same output every time.
     @Test func aSetThatCachesGivesWhatTheSameSetGivesWithout() throws {
-        var random = SplitMix(seed: 20261123)
+        var random = SeededRandom(seed: 20261123)
         let keys = ["price", "sku", "tier", "currency"]
         let fields = ["properties", "context", "traits"]
         func path() -> [String] { [fields[random.next(3)], keys[random.next(4)]] }
@@ -108,18 +109,5 @@ import Testing
         }
         // The generator must reach sets that cache and events that change, or agreeing shows little.
         #expect(cachedSets > 50 && changed > 500, "\(cachedSets) sets cached, \(changed) events changed")
-    }
-}
-
-/// A small deterministic generator, so a failure can be replayed.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
