@@ -12,6 +12,10 @@ public final class ContextPlugin: Plugin {
     public private(set) var baseContext: [String: JSON] = [:]
 
     private let overrides: [String: JSON]
+    /// The last context given per call and the context it made: servers pass the same one on
+    /// call after call (an address, a deployment), and handing on the same dictionary spares
+    /// a merge per event and lets the encoder see at once that it wrote this context before.
+    private var lastMerge: (overlay: [String: JSON], merged: [String: JSON])?
 
     /// Creates the plugin. `extra` is merged into the computed context (e.g. a deployment name).
     public init(extra: [String: JSON] = [:]) {
@@ -34,12 +38,21 @@ public final class ContextPlugin: Plugin {
     private func add(screen: [String: JSON]) {
         baseContext = ContextMerge.merge(baseContext, ["screen": .object(screen)])
         baseContext = ContextMerge.merge(baseContext, overrides)
+        lastMerge = nil
     }
 
     /// Sets the base context, merging in what the event already carries.
     public func execute(event: Event) -> Event? {
         var event = event
-        event.context = event.context.isEmpty ? baseContext : ContextMerge.merge(baseContext, event.context)
+        if event.context.isEmpty {
+            event.context = baseContext
+        } else if let lastMerge, lastMerge.overlay == event.context {
+            event.context = lastMerge.merged
+        } else {
+            let merged = ContextMerge.merge(baseContext, event.context)
+            lastMerge = (event.context, merged)
+            event.context = merged
+        }
         return event
     }
 }

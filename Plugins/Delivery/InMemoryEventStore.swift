@@ -87,7 +87,7 @@ public final class InMemoryEventStore: EventStore {
             taken.append(queuedEvent(entries[head]))
             head += 1
         }
-        let batch = PendingBatch(events: taken)
+        let batch = PendingBatch(idempotencyKey: RandomIdentifier.uuidString(lowercase: true), events: taken)
         pending = (batch, start..<head)
         return batch
     }

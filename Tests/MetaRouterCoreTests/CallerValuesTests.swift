@@ -124,10 +124,14 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         client.group("group-1", traits: ["seats": 5])
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         client.track("typed", properties: Typed(path: "/x", when: date))
+        // The screen's own name wins over a `name` among the values; a blank event name is
+        // refused before the values are looked at.
+        client.screen("Home", properties: ["name": "ignored", "tab": "feed"])
+        client.track("  ", properties: ["path": "/checkout"])
         await client.settle()
         let events = capture.events
-        #expect(events.count == 8)
-        guard events.count == 8 else { return }
+        #expect(events.count == 9)
+        guard events.count == 9 else { return }
         #expect(events[0].properties == events[1].properties)
         #expect(events[0].properties == ["path": "/checkout", "tier": "gold"])
         #expect(events[2].properties == ["count": .int(2), "limit": .int(9)])
@@ -136,6 +140,7 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         #expect(events[5].traits == ["plan": "pro"] && events[5].userId == "user-1")
         #expect(events[6].traits == ["seats": .int(5)] && events[6].groupId == "group-1")
         #expect(events[7].properties == ["path": "/x", "when": .string(Timestamp.string(from: date))])
+        #expect(events[8].name == "Home" && events[8].properties == ["name": "Home", "tab": "feed"])
     }
 
     /// The caller only stamps the time; the messageId is drawn on the executor, one per event,

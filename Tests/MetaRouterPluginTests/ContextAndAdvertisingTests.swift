@@ -35,6 +35,24 @@ import Testing
         #expect(context?["ip"] == "203.0.113.7")
     }
 
+    /// The plugin reuses the last merge while the per-call context repeats; a different one,
+    /// a return to an earlier one and none at all each get their own context.
+    @Test func repeatedPerCallContextsMergeLikeFreshOnes() async {
+        let (client, capture) = makePluginClient()
+        let contexts: [[String: JSON]] = [
+            ["ip": "203.0.113.7"], ["ip": "203.0.113.7"], ["ip": "198.51.100.1"], [:],
+            ["ip": "203.0.113.7", "app": ["version": "9.9"]], ["ip": "203.0.113.7"],
+        ]
+        for context in contexts { client.track("a", options: EventOptions(context: context)) }
+        await client.settle()
+        let base = capture.events.count == contexts.count ? capture.events[3].context : [:]
+        #expect(capture.events.count == contexts.count)
+        for (event, context) in zip(capture.events, contexts) {
+            #expect(event.context == ContextMerge.merge(base, context))
+        }
+        #expect(capture.events.last?.context["app"]?["version"] != "9.9")
+    }
+
     @Test func contextMergeIsDeep() {
         let merged = ContextMerge.merge(["a": ["x": 1, "y": 2], "b": 1], ["a": ["y": 3], "b": ["z": true]])
         #expect(merged == ["a": ["x": 1, "y": 3], "b": ["z": true]])

@@ -183,7 +183,7 @@ public final class DiskEventStore: EventStore {
             }
             let taken = takeFromHead(taking)
             guard !taken.isEmpty else { continue }
-            let batch = PendingBatch(events: taken.compactMap(\.event))
+            let batch = PendingBatch(idempotencyKey: RandomIdentifier.uuidString(lowercase: true), events: taken.compactMap(\.event))
             pending = (batch, taken)
             buffer += LogRecord.batch(key: batch.idempotencyKey, ranges: LogRecord.ranges(taken.map(\.sequence))).encoded()
             compactMemory()

@@ -4,7 +4,7 @@ the counting collector, all on this machine. Prints requests, events delivered, 
 duplicates, server CPU per request, RSS, the largest gap between batches and the SIGTERM drain.
 
   python3 Samples/ServerApp/LoadTest/loadtest.py [--duration 60] [--connections 32]
-        [--outage 20] [--restart] [--no-analytics] [--skip-build]
+        [--outage 20] [--restart] [--no-analytics] [--pairs N] [--skip-build]
 
 Needs wrk (Debian: apt-get install wrk); installs it when missing and apt-get is there.
 """
@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,6 +45,15 @@ def cpu_seconds(pid):
         fields = handle.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def machine_ticks():
+    """(busy, stolen) CPU ticks of the whole machine since boot: user, nice, system, irq and
+    softirq time of every process (wrk, the collector and the kernel's writeback included), and
+    the time the hypervisor gave to other guests."""
+    with open("/proc/stat") as handle:
+        fields = [int(field) for field in handle.readline().split()[1:]]
+    return fields[0] + fields[1] + fields[2] + fields[5] + fields[6], fields[7]
 
 
 def memory_mb(pid, field):
@@ -80,6 +90,8 @@ def main():
     parser.add_argument("--restart", action="store_true",
                         help="after SIGTERM, start the server again on the same storage, without requests, and count "
                              "what its logs deliver")
+    parser.add_argument("--pairs", type=int, default=0,
+                        help="alternate N runs without and N runs with tracking and print each pair's throughput ratio")
     parser.add_argument("--skip-build", action="store_true")
     args = parser.parse_args()
     ensure_wrk()
@@ -87,6 +99,34 @@ def main():
         subprocess.run(["swift", "build", "-c", "release", "--package-path", PACKAGE, "--product", "ServerApp"], check=True)
     binary = subprocess.run(["swift", "build", "-c", "release", "--package-path", PACKAGE, "--show-bin-path"],
                             check=True, capture_output=True, text=True).stdout.strip() + "/ServerApp"
+    if args.pairs:
+        print(json.dumps(compare(args, binary), indent=2))
+    else:
+        print(json.dumps(run(args, binary), indent=2))
+
+
+def compare(args, binary):
+    """Runs without and with tracking in turn, `args.pairs` times: on a shared machine the speed
+    of the CPU drifts by a quarter within minutes, so only runs side by side are compared."""
+    pairs = []
+    for _ in range(args.pairs):
+        args.no_analytics = True
+        baseline = run(args, binary)
+        args.no_analytics = False
+        tracked = run(args, binary)
+        pairs.append({
+            "no_track_req_per_s": baseline["requests_per_s"], "track_req_per_s": tracked["requests_per_s"],
+            "ratio": round(tracked["requests_per_s"] / max(baseline["requests_per_s"], 1), 3),
+            "lost": tracked["lost"], "duplicates": tracked["duplicates"],
+            "machine_cpu_us_per_request": [baseline["machine_cpu_us_per_request"],
+                                           tracked["machine_cpu_us_per_request"]],
+            "collector_cpu_cores": tracked["collector_cpu_cores"]})
+    return {"pairs": pairs, "median_ratio": round(statistics.median(pair["ratio"] for pair in pairs), 3)}
+
+
+def run(args, binary):
+    """One run: starts the collector and the server, drives wrk against it, stops the server
+    with SIGTERM and returns the figures."""
     storage = tempfile.mkdtemp(prefix="metarouter-load-")
     collector = subprocess.Popen([sys.executable, os.path.join(HERE, "collector.py"), "--fail-until", str(args.outage)],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -102,6 +142,7 @@ def main():
         rss_before = memory_mb(server.pid, "VmRSS")
         cpu_before = cpu_seconds(server.pid)
         collector_cpu_before = cpu_seconds(collector.pid)
+        busy_before, stolen_before = machine_ticks()
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
             script.write(WRK_SCRIPT)
         started = time.monotonic()
@@ -112,6 +153,8 @@ def main():
         os.unlink(script.name)
         cpu_used = cpu_seconds(server.pid) - cpu_before
         collector_cpu = cpu_seconds(collector.pid) - collector_cpu_before
+        busy_after, stolen_after = machine_ticks()
+        ticks = os.sysconf("SC_CLK_TCK")
         rss_after = memory_mb(server.pid, "VmRSS")
         rss_peak = memory_mb(server.pid, "VmHWM")
         total = int(re.search(r"(\d+) requests in", wrk.stdout).group(1))
@@ -137,7 +180,7 @@ def main():
             server.wait(timeout=120)
             after_restart = seen - before
             counts = stats(collector_port)
-        print(json.dumps({
+        return {
             "analytics": not args.no_analytics, "duration_s": round(elapsed, 1), "connections": args.connections,
             "requests_2xx": ok, "requests_per_s": round(ok / elapsed), "events_delivered": counts["unique"],
             "lost": max(0, ok - counts["unique"]), "beyond_wrk_count": max(0, counts["unique"] - ok),
@@ -145,11 +188,13 @@ def main():
             "max_gap_between_batches_s": round(counts["max_gap_s"], 3),
             "server_cpu_us_per_request": round(cpu_used / max(ok, 1) * 1e6, 1),
             "collector_cpu_cores": round(collector_cpu / elapsed, 2),
+            "machine_cpu_us_per_request": round((busy_after - busy_before) / ticks / max(ok, 1) * 1e6, 1),
+            "stolen_cpu_cores": round((stolen_after - stolen_before) / ticks / elapsed, 2),
             "rss_mb_before": round(rss_before), "rss_mb_after": round(rss_after), "rss_mb_peak": round(rss_peak),
             "sigterm_drain_s": round(drain, 2), "exit_code": server.returncode, "log_bytes": log_bytes,
             "delivered_after_restart": after_restart,
             "left_on_disk_files": sum(len(files) for _, _, files in os.walk(storage)),
-        }, indent=2))
+        }
     finally:
         if server and server.poll() is None:
             server.kill()

@@ -11,6 +11,9 @@ extension AnalyticsClient {
     public func track<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(properties) { return track(name, properties: plain, options: options) }
         guard acceptsEventName(name) else { return }
+        if let json = PlainValues.json(properties) {
+            return process(events.attaching(json, to: events.track(name, properties: nil, options: options), target: .properties))
+        }
         process(PreparedEvent(events.track(name, encodable: properties, options: options)))
     }
 
@@ -24,6 +27,9 @@ extension AnalyticsClient {
     public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(traits) { return identify(userId, traits: plain, options: options) }
         guard acceptsIdentifier(userId, call: "identify") else { return }
+        if let json = PlainValues.json(traits) {
+            return process(events.attaching(json, to: events.identify(userId, traits: nil, options: options), target: .traits))
+        }
         process(PreparedEvent(events.identify(userId, encodable: traits, options: options)))
     }
 
@@ -35,6 +41,9 @@ extension AnalyticsClient {
     /// Records a screen view with typed properties.
     public func screen<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(properties) { return screen(name, properties: plain, options: options) }
+        if let json = PlainValues.json(properties) {
+            return process(events.attaching(json, to: events.view(.screen, name, properties: nil, options: options), target: .properties))
+        }
         process(PreparedEvent(events.view(.screen, name, encodable: properties, options: options)))
     }
 
@@ -46,6 +55,9 @@ extension AnalyticsClient {
     /// Records a page view with typed properties.
     public func page<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(properties) { return page(name, properties: plain, options: options) }
+        if let json = PlainValues.json(properties) {
+            return process(events.attaching(json, to: events.view(.page, name, properties: nil, options: options), target: .properties))
+        }
         process(PreparedEvent(events.view(.page, name, encodable: properties, options: options)))
     }
 
@@ -59,6 +71,9 @@ extension AnalyticsClient {
     public func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(traits) { return group(groupId, traits: plain, options: options) }
         guard acceptsIdentifier(groupId, call: "group") else { return }
+        if let json = PlainValues.json(traits) {
+            return process(events.attaching(json, to: events.group(groupId, traits: nil, options: options), target: .traits))
+        }
         process(PreparedEvent(events.group(groupId, encodable: traits, options: options)))
     }
 
@@ -104,18 +119,24 @@ extension AnalyticsClient {
     }
 }
 
-/// The typed overloads' shortcut: a dictionary literal of plain values (`["path": path]` is a
-/// `[String: String]`, so it picks the `Encodable` overload) converts exactly as it would as
-/// `[String: Any]`, without running a `JSONEncoder` on the caller's thread (which cost a
-/// server about 8 µs per request).
+/// The typed overloads' shortcuts for dictionary literals of plain values (`["path": path]` is
+/// a `[String: String]`, so it picks the `Encodable` overload): no `JSONEncoder` runs on the
+/// caller's thread (which cost a server about 8 µs per request).
 enum PlainValues {
-    /// The value as `[String: Any]` when it is a dictionary of strings, integers, doubles or
-    /// Booleans; `nil` for anything else (exact type checks: no dynamic casts are tried).
+    /// Strings, integers and Booleans, converted at the call: each has one JSON form, so the
+    /// values go straight to ``JSON`` without a pass through `[String: Any]`.
+    static func json<Value: Encodable>(_ value: Value) -> [String: JSON]? {
+        if Value.self == [String: String].self, let strings = value as? [String: String] { return strings.mapValues(JSON.string) }
+        if Value.self == [String: Int].self, let integers = value as? [String: Int] { return integers.mapValues { .int(Int64($0)) } }
+        if Value.self == [String: Bool].self, let flags = value as? [String: Bool] { return flags.mapValues(JSON.bool) }
+        return nil
+    }
+
+    /// Doubles as `[String: Any]`, converted on the executor like any caller's values (a NaN or
+    /// an infinity is reported and dropped there); `nil` for anything else. Exact type checks:
+    /// no dynamic casts are tried.
     static func dictionary<Value: Encodable>(_ value: Value) -> [String: Any]? {
-        if Value.self == [String: String].self, let strings = value as? [String: String] { return strings }
-        if Value.self == [String: Int].self, let integers = value as? [String: Int] { return integers }
         if Value.self == [String: Double].self, let doubles = value as? [String: Double] { return doubles }
-        if Value.self == [String: Bool].self, let flags = value as? [String: Bool] { return flags }
         return nil
     }
 }

@@ -21,6 +21,12 @@ public struct EventFactory: Sendable {
         return PreparedEvent(event, values: properties, target: .properties, problems: problems)
     }
 
+    /// `prepared`, a call's event made without values, with `values` (already converted) to
+    /// merge into its properties or traits.
+    func attaching(_ values: [String: JSON], to prepared: PreparedEvent, target: PreparedEvent.Target) -> PreparedEvent {
+        PreparedEvent(prepared.event, converted: values, target: target, problems: problems)
+    }
+
     /// A track event with typed properties.
     public func track<Properties: Encodable>(_ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
         var event = base(.track, options)

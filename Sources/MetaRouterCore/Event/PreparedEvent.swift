@@ -39,6 +39,13 @@ public struct PreparedEvent: Sendable {
         }
     }
 
+    /// Built by ``EventFactory`` for values the call site already converted (``PlainValues``):
+    /// they merge in as the caller's values would, with nothing to report.
+    init(_ event: Event, converted values: [String: JSON], target: Target, problems: InputProblemReporter) {
+        self.event = event
+        pending = PendingValues(content: .converted((values, [])), target: target, problems: problems)
+    }
+
     /// The complete event: draws its messageId when it has none (each call draws a new one:
     /// the executor resolves an event once), converts the pending values (reporting each one
     /// dropped, by key path and code) and merges them in.
