@@ -80,5 +80,17 @@ import Testing
             for _ in 0..<1_000 { writer.append("abc") }
         }
         #expect(exact == Array(String(repeating: "abc", count: 1_000).utf8))
+        #expect(ByteWriter.bytes(estimate: 64) { _ in }.isEmpty)
+    }
+
+    /// An encoded event keeps no spare room (the disk log would otherwise copy it again to hold
+    /// it in memory): it fits the allocator's rounding, well under the log's 64-byte allowance.
+    @Test func encodedEventsAreSizedToTheirBytes() {
+        for size in [0, 10, 500, 2_000] {
+            let event = Event(type: .track, timestamp: Date(timeIntervalSince1970: 1.5), event: "Sized",
+                              properties: ["text": .string(String(repeating: "y", count: size))])
+            let bytes = event.jsonBytes()
+            #expect(bytes.capacity < bytes.count + 64)
+        }
     }
 }

@@ -22,22 +22,38 @@ package struct ByteWriter {
         self.init(base: address.assumingMemoryBound(to: UInt8.self), capacity: buffer.count)
     }
 
-    /// The bytes `write` produces, in an array: written once into `estimate` bytes, and once
-    /// more into exactly as many as the first pass counted when the estimate was short.
-    /// `write` must produce the same bytes each time it runs.
+    /// The bytes `write` produces, in an array of exactly their size: written once into
+    /// `estimate` bytes of stack memory and copied out, or, when the estimate was short,
+    /// written once more into as many bytes as the first pass counted. (An array with room to
+    /// spare would be copied again by whoever keeps it for long, such as the disk log's
+    /// resident events.) `write` must produce the same bytes each time it runs.
     package static func bytes(estimate: Int, _ write: (inout ByteWriter) -> Void) -> [UInt8] {
-        var capacity = max(estimate, 16)
+        let (fitted, needed) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(estimate, 16)) {
+            scratch -> ([UInt8]?, Int) in
+            guard let base = scratch.baseAddress else { return (nil, estimate) }
+            var writer = ByteWriter(base: base, capacity: scratch.count)
+            write(&writer)
+            let count = writer.count
+            guard count <= scratch.count else { return (nil, count) }
+            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                if count > 0, let target = buffer.baseAddress { target.update(from: base, count: count) }
+                initialized = count
+            }
+            return (bytes, count)
+        }
+        if let fitted { return fitted }
+        var capacity = max(needed, 16)
         while true {
-            var needed = 0
+            var written = 0
             let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
                 guard let base = buffer.baseAddress else { return }
                 var writer = ByteWriter(base: base, capacity: buffer.count)
                 write(&writer)
-                needed = writer.count
-                initialized = needed <= buffer.count ? needed : 0
+                written = writer.count
+                initialized = written <= buffer.count ? written : 0
             }
-            if needed <= capacity { return bytes }
-            capacity = needed
+            if written <= capacity { return bytes }
+            capacity = written
         }
     }
 
