@@ -22,12 +22,14 @@ package struct ByteWriter {
         self.init(base: address.assumingMemoryBound(to: UInt8.self), capacity: buffer.count)
     }
 
-    /// The bytes `write` produces, in an array of exactly their size: written once into
-    /// `estimate` bytes of stack memory and copied out, or, when the estimate was short,
-    /// written once more into as many bytes as the first pass counted. (An array with room to
-    /// spare would be copied again by whoever keeps it for long, such as the disk log's
-    /// resident events.) `write` must produce the same bytes each time it runs.
+    /// The bytes `write` produces. An estimate of up to ``scratchLimit`` bytes is written into
+    /// stack memory and copied out into an array of exactly the bytes' size (an array with room
+    /// to spare would be copied again by whoever keeps it for long, such as the disk log's
+    /// resident events); a larger one straight into an array of that size. When the estimate
+    /// was short, `write` runs once more into as many bytes as the first pass counted, so it
+    /// must produce the same bytes each time it runs.
     package static func bytes(estimate: Int, _ write: (inout ByteWriter) -> Void) -> [UInt8] {
+        guard estimate <= scratchLimit else { return written(capacity: estimate, write) }
         let (fitted, needed) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(estimate, 16)) {
             scratch -> ([UInt8]?, Int) in
             guard let base = scratch.baseAddress else { return (nil, estimate) }
@@ -36,13 +38,21 @@ package struct ByteWriter {
             let count = writer.count
             guard count <= scratch.count else { return (nil, count) }
             let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                if count > 0, let target = buffer.baseAddress { target.update(from: base, count: count) }
+                if count > 0, let target = buffer.baseAddress { target.initialize(from: base, count: count) }
                 initialized = count
             }
             return (bytes, count)
         }
-        if let fitted { return fitted }
-        var capacity = max(needed, 16)
+        return fitted ?? written(capacity: needed, write)
+    }
+
+    /// The largest estimate written on the stack first: an event's.
+    static let scratchLimit = 1024
+
+    /// The bytes `write` produces, in an array of `capacity` bytes, or of as many as they turn
+    /// out to need.
+    private static func written(capacity: Int, _ write: (inout ByteWriter) -> Void) -> [UInt8] {
+        var capacity = max(capacity, 16)
         while true {
             var written = 0
             let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
