@@ -10,34 +10,6 @@ import MetaRouterCore
 /// timers come back through `AnalyticsClient.performPromptly`, ahead of a backlog of incoming
 /// events, so a flood of calls cannot starve delivery.
 public final class BatchUploader: @unchecked Sendable {  // state is touched only on the client's executor
-    /// Tuning of one uploader.
-    public struct Options: Sendable {
-        /// Where batches are posted.
-        public var endpoint: URL
-        /// Events per batch at most (and the size 413 recovery grows back to).
-        public var maxBatchSize = 100
-        /// Payload bytes per batch at most.
-        public var maxBatchBytes = 500_000
-        /// Seconds a request may take.
-        public var requestTimeout: TimeInterval = 15
-        /// First retry delay before the breaker opens; doubles per failure.
-        public var initialRetryDelay: TimeInterval = 1
-        /// The breaker's tuning.
-        public var breaker = CircuitBreaker.Policy()
-        /// Seconds between grouped `fsync`s of a durable store while events arrive. Records
-        /// reach `write(2)` (which survives `kill -9`) once the executor has caught up or within
-        /// 64 events, and before each request; `fsync`
-        /// (which survives power loss) runs at most this often while records are written, and at
-        /// background and at shutdown — never per event or per request.
-        public var syncInterval: TimeInterval = 0.15
-        /// Send bodies gzip-compressed (`Content-Encoding: gzip`): off by default, as the
-        /// ingestion host must accept it. Where the platform has no DEFLATE, bodies go as they are.
-        public var gzip = false
-
-        /// Options for `endpoint` with the seed's defaults.
-        public init(endpoint: URL) { self.endpoint = endpoint }
-    }
-
     private let options: Options
     private let store: any EventStore
     private let format: any BatchFormat
@@ -61,6 +33,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var retryDelay: TimeInterval
     private var disabled = false
     private var commitScheduled = false
+    /// A flush is sending everything that was queued when it was asked for: after each
+    /// delivered batch the next leaves at once, until a batch takes the last queued event.
+    private var draining = false
     /// A full queue evicts on every call: one log line per interval, with the count.
     private var evictionReports = ReportThrottle(interval: 10)
     private var waiters: [@Sendable () -> Void] = []
@@ -103,6 +78,10 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
 
     /// Queues an event; starts a send when a policy says so and nothing is in flight or
     /// waiting to be retried (then the trigger does nothing: the answer or the retry sends).
+    /// After a delivered batch, the next one leaves at once only while a flush is draining the
+    /// queue or a policy calls for it (``CountFlushPolicy``: a full batch's worth is waiting),
+    /// so that under a steady stream batches fill up instead of carrying whatever arrived
+    /// during one round trip.
     public func enqueue(_ event: Event) {
         guard !disabled else { return }
         let queued = QueuedEvent(messageId: event.messageId, timestamp: event.timestamp, payload: format.encode(event))
@@ -114,11 +93,13 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         if policies.contains(where: { $0.shouldFlush(queued: store.count) }) { sendNext() }
     }
 
-    /// Starts sending what is queued, unless a request is in flight or a retry is waiting.
-    /// `completion` runs when this attempt has resolved: the queue is empty, or delivery is
-    /// waiting out a retry delay, or the client is disabled.
+    /// Sends everything queued, one batch after another, starting now unless a request is in
+    /// flight or a retry is waiting. `completion` runs when this attempt has resolved: what was
+    /// queued has been sent (or dropped), or delivery is waiting out a retry delay, or the
+    /// client is disabled.
     public func flush(completion: (@Sendable () -> Void)? = nil) {
         if let completion { waiters.append(completion) }
+        draining = true
         sendNext()
     }
 
@@ -191,8 +172,10 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         let now = analytics.configuration.clock.now()
         guard breaker.allowsRequest(at: now) else { return scheduleRetry(after: breaker.remainingCooldown(at: now)) }
         guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
+            draining = false
             return resolveWaiters()
         }
+        if store.count == batch.events.count { draining = false }
         // The batch's key and events reach the log (`write(2)`, which survives `kill -9`)
         // before the request leaves; the grouped `fsync` follows within `syncInterval` on a
         // background queue. (An `fsync` per request cost a fifth of the executor's time at
@@ -237,7 +220,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             if first { analytics.logger.debug("sdk.first_event_sent: the first batch (\(batch.events.count) events) was accepted") }
             // Grows back toward the configured size, never to a size the host refused.
             batchSize = min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2)
-            sendNext()
+            sendMore()
         case .retry:
             breaker.recordFailure(at: now)
             statsBox.withLock { $0.retries += 1 }
@@ -270,7 +253,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             breaker.recordSuccess()
             store.acknowledge(batch)
             drop(batch.events, reason: .rejected, status: status)
-            sendNext()
+            sendMore()
         case .fatal(let status):
             breaker.recordSuccess()
             disabled = true
@@ -289,7 +272,14 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         } else {
             drop(batch.events, reason: .reset, status: nil)
         }
-        sendNext()
+        sendMore()
+    }
+
+    /// After an answer: the next batch now if a flush is draining or a policy calls for it;
+    /// otherwise delivery waits for the next trigger, and flushes waiting on this one resolve.
+    private func sendMore() {
+        if !draining { resolveWaiters() }
+        if draining || policies.contains(where: { $0.shouldFlush(queued: store.count) }) { sendNext() }
     }
 
     /// Groups log writes: the commit runs once the executor has worked through the events

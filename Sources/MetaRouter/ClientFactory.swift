@@ -108,6 +108,8 @@ enum ClientFactory {
             var delivery = MetaRouterDestination.Options(ingestionHost: host)
             delivery.flushIntervalSeconds = TimeInterval(options.flushIntervalSeconds)
             delivery.maxQueueEvents = options.maxQueueEvents
+            delivery.flushAt = options.flushAt
+            delivery.upload.maxBatchSize = options.maxBatchSize
             delivery.transport = options.transport
             delivery.onPermanentFailure = options.onPermanentFailure
             delivery.upload.requestTimeout = options.requestTimeoutSeconds

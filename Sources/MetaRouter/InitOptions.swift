@@ -127,6 +127,14 @@ public struct InitOptions: Sendable {
     public var maxPendingEvents = 50_000
     /// Seconds an upload may take (default 15).
     public var requestTimeoutSeconds: TimeInterval = 15
+    /// A request leaves once this many events are queued (default 20, must be > 0), besides
+    /// the interval and explicit flushes; after a delivered batch the next one waits for this
+    /// many too, unless a flush is still sending what it found queued. A server at thousands
+    /// of events per second raises it with ``maxBatchSize``: fewer, fuller requests.
+    public var flushAt = 20
+    /// Events per request at most (default 100, must be > 0); a request also stays within the
+    /// ingestion API's 500 KB.
+    public var maxBatchSize = 100
     /// Whose identity events carry: `.device` (the default: an app, one person at a time, a
     /// persisted anonymousId) or `.perCall` (a server: no persisted identity; every event
     /// carries its own `userId` or `anonymousId` in ``EventOptions``, and one that carries
@@ -187,6 +195,8 @@ public struct InitOptions: Sendable {
         }
         if flushIntervalSeconds <= 0 { errors.append("flushIntervalSeconds must be > 0 (got \(flushIntervalSeconds))") }
         if maxQueueEvents <= 0 { errors.append("maxQueueEvents must be > 0 (got \(maxQueueEvents))") }
+        if flushAt <= 0 { errors.append("flushAt must be > 0 (got \(flushAt))") }
+        if maxBatchSize <= 0 { errors.append("maxBatchSize must be > 0 (got \(maxBatchSize))") }
         if maxDiskEvents < 0 { errors.append("maxDiskEvents must be >= 0 (got \(maxDiskEvents))") }
         if !(maxDiskAgeSeconds > 0) { errors.append("maxDiskAgeSeconds must be > 0 (got \(maxDiskAgeSeconds))") }
         if maxPendingEvents <= 0 { errors.append("maxPendingEvents must be > 0 (got \(maxPendingEvents))") }

@@ -16,6 +16,39 @@ import Testing
         #expect(requests.map(\.events.count) == [20])
     }
 
+    @Test func aSteadyStreamFillsBatchesInsteadOfSendingWhatOneRoundTripGathered() async throws {
+        let harness = try await DeliveryHarness {
+            $0.flushAt = 10
+            $0.upload.maxBatchSize = 10
+        }
+        defer { harness.stop() }
+        try await harness.collector.script([ScriptedResponse(delay: 0.3)])
+        harness.track(10)
+        await harness.client.settle()
+        #expect(await harness.status().flushInFlight)
+        // Three arrive while the first batch is out; its answer does not send them alone.
+        harness.track(3, from: 10)
+        for _ in 0..<1_000 where harness.stats.sent < 10 { try await Task.sleep(nanoseconds: 5_000_000) }
+        await harness.client.settle()
+        let afterAnswer = await harness.status()
+        #expect(harness.stats.sent == 10)
+        #expect(afterAnswer.flushInFlight == false && afterAnswer.queueLength == 3)
+        harness.track(7, from: 13)
+        let requests = try await harness.collector.waitFor { $0.count >= 2 }
+        #expect(requests.map(\.events.count) == [10, 10])
+        #expect(requests.flatMap(\.events).compactMap(\.number) == Array(0..<20))
+    }
+
+    @Test func aFlushSendsEverythingQueuedBelowTheThresholdBatchAfterBatch() async throws {
+        let harness = try await DeliveryHarness { $0.upload.maxBatchSize = 2 }
+        defer { harness.stop() }
+        harness.track(5)
+        await harness.client.flushAndWait()
+        let requests = try await harness.collector.requests()
+        #expect(requests.map(\.events.count) == [2, 2, 1])
+        #expect(harness.stats.sent == 5)
+    }
+
     @Test func intervalPolicyFlushesOnTheClockWithoutARunLoop() async throws {
         let harness = try await DeliveryHarness { $0.flushIntervalSeconds = 10 }
         defer { harness.stop() }

@@ -44,6 +44,25 @@ import Glibc
         await second.shutdown()
     }
 
+    /// `flushAt` and `maxBatchSize` reach the uploader: three events start a request of two;
+    /// the third waits for the next trigger (here the flush).
+    @Test func batchingOptionsReachTheUploader() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var settings = options("batching-\(UUID())", host: collector.baseURL, directory: directory.url)
+        settings.flushAt = 3
+        settings.maxBatchSize = 2
+        let instance = MetaRouter.Analytics.instance(for: settings)
+        for index in 0..<3 { instance.track("Batched", properties: ["n": index]) }
+        let first = try await collector.waitFor { $0.count >= 1 }
+        #expect(first.map(\.events.count) == [2])
+        await instance.flushAndWait()
+        #expect(try await collector.requests().map(\.events.count) == [2, 1])
+        await instance.shutdown()
+    }
+
     /// `maxDiskAgeSeconds` reaches the log: events older than it when the next start opens
     /// the log are dropped, counted and logged, not sent.
     @Test func eventsOlderThanTheDiskAgeAreDroppedAtTheNextStart() async throws {

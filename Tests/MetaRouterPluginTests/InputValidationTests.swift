@@ -26,6 +26,14 @@ import Testing
         #expect(inert.configurationError?.contains("clear text") == true)
     }
 
+    @Test func batchingOptionsMustBePositive() {
+        var options = InitOptions(writeKey: "k", ingestionHost: "https://ingest.example.com")
+        #expect(options.validationErrors().isEmpty)
+        options.flushAt = 0
+        options.maxBatchSize = -1
+        #expect(options.validationErrors() == ["flushAt must be > 0 (got 0)", "maxBatchSize must be > 0 (got -1)"])
+    }
+
     @Test func emptyIdsAreRefusedAndTheIdentityIsKept() async {
         let logs = RecordingLogSink()
         let (client, capture) = makePluginClient(logs: logs)

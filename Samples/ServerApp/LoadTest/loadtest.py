@@ -107,21 +107,28 @@ def main():
 
 def compare(args, binary):
     """Runs without and with tracking in turn, `args.pairs` times: on a shared machine the speed
-    of the CPU drifts by a quarter within minutes, so only runs side by side are compared."""
+    of the CPU drifts by a quarter within minutes, so only runs side by side are compared, and
+    every other pair runs its tracked half first (A B B A …), so that a steady drift favours
+    neither. Prints each pair's ratio, their median, and the pooled ratio (all tracked requests
+    over all baseline requests)."""
     pairs = []
-    for _ in range(args.pairs):
-        args.no_analytics = True
-        baseline = run(args, binary)
-        args.no_analytics = False
-        tracked = run(args, binary)
+    for index in range(args.pairs):
+        results = {}
+        for tracking in ((False, True) if index % 2 == 0 else (True, False)):
+            args.no_analytics = not tracking
+            results[tracking] = run(args, binary)
+        baseline, tracked = results[False], results[True]
         pairs.append({
             "no_track_req_per_s": baseline["requests_per_s"], "track_req_per_s": tracked["requests_per_s"],
             "ratio": round(tracked["requests_per_s"] / max(baseline["requests_per_s"], 1), 3),
             "lost": tracked["lost"], "duplicates": tracked["duplicates"],
             "machine_cpu_us_per_request": [baseline["machine_cpu_us_per_request"],
                                            tracked["machine_cpu_us_per_request"]],
-            "collector_cpu_cores": tracked["collector_cpu_cores"]})
-    return {"pairs": pairs, "median_ratio": round(statistics.median(pair["ratio"] for pair in pairs), 3)}
+            "collector_cpu_cores": tracked["collector_cpu_cores"],
+            "events_per_batch": round(tracked["events_delivered"] / max(tracked["batches"], 1), 1)})
+    pooled = sum(pair["track_req_per_s"] for pair in pairs) / max(sum(pair["no_track_req_per_s"] for pair in pairs), 1)
+    return {"pairs": pairs, "median_ratio": round(statistics.median(pair["ratio"] for pair in pairs), 3),
+            "pooled_ratio": round(pooled, 3)}
 
 
 def run(args, binary):

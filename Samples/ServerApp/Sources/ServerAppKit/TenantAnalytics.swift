@@ -40,6 +40,11 @@ public final class TenantAnalytics: @unchecked Sendable {  // `instances` is onl
         options.maxDiskEvents = 500_000
         options.maxDiskBytes = 512 * 1024 * 1024
         options.maxDiskAgeSeconds = 24 * 3600
+        // Thousands of events per second: requests of up to 500 events (~0.3 MB here), sent
+        // when that many are waiting or every 5 s, instead of one per round trip of whatever
+        // arrived meanwhile: at full load 500 events per request instead of about 70.
+        options.flushAt = 500
+        options.maxBatchSize = 500
         options.transport = AsyncHTTPClientTransport()
         options.logSink = SwiftLogSink(logger: logger)
         return options
