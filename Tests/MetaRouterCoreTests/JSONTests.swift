@@ -116,7 +116,7 @@ import Testing
         var seen = Set<String>()
         for _ in 0..<10_000 {
             let text = RandomIdentifier.uuidString()
-            #expect(UUID(uuidString: text) != nil)
+            #expect(UUID(uuidString: text)?.uuidString == text)
             #expect(Array(text)[14] == "4")
             seen.insert(text)
         }

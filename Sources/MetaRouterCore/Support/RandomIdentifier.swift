@@ -47,19 +47,30 @@ package enum RandomIdentifier {
         var (high, low) = generator.withLock { ($0.next(), $0.next()) }
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant
-        let letters: UInt8 = lowercase ? UInt8(ascii: "a") : UInt8(ascii: "A")
-        var position = position
-        // 8-4-4 hex digits from the high word, then 4-12 from the low one.
-        for index in 0..<32 {
-            if index == 8 || index == 12 || index == 16 || index == 20 {
-                buffer[position] = UInt8(ascii: "-")
-                position += 1
+        guard let base = buffer.baseAddress, position >= 0, position + 36 <= buffer.count else { return position }
+        var out = base + position
+        // Two hex digits per byte from a table: 8-4-4 digits from the high word, 4-12 from the low one.
+        (lowercase ? lowerHexPairs : upperHexPairs).withUnsafeBufferPointer { pairs in
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out.pointee = UInt8(ascii: "-")
+                    out += 1
+                }
+                let word = index < 8 ? high : low
+                let byte = Int(truncatingIfNeeded: word >> UInt64(56 - (index % 8) * 8)) & 0xFF
+                out[0] = pairs[byte &* 2]
+                out[1] = pairs[byte &* 2 &+ 1]
+                out += 2
             }
-            let word = index < 16 ? high : low
-            let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - (index % 16) * 4)) & 0xF
-            buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : letters + nibble - 10
-            position += 1
         }
-        return position
+        return position + 36
+    }
+
+    /// The two hex digits of every byte value, in order: `"000102…"`.
+    private static let upperHexPairs = hexPairs(Array("0123456789ABCDEF".utf8))
+    private static let lowerHexPairs = hexPairs(Array("0123456789abcdef".utf8))
+
+    private static func hexPairs(_ digits: [UInt8]) -> [UInt8] {
+        (0..<256).flatMap { [digits[$0 >> 4], digits[$0 & 0xF]] }
     }
 }
