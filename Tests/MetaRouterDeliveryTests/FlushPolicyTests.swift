@@ -17,18 +17,21 @@ import Testing
     }
 
     @Test func aSteadyStreamFillsBatchesInsteadOfSendingWhatOneRoundTripGathered() async throws {
+        let gate = GatedTransport()
         let harness = try await DeliveryHarness {
             $0.flushAt = 10
             $0.upload.maxBatchSize = 10
+            $0.transport = gate
         }
         defer { harness.stop() }
-        try await harness.collector.script([ScriptedResponse(delay: 0.3)])
         harness.track(10)
         await harness.client.settle()
         #expect(await harness.status().flushInFlight)
         // Three arrive while the first batch is out; its answer does not send them alone.
         harness.track(3, from: 10)
-        for _ in 0..<1_000 where harness.stats.sent < 10 { try await Task.sleep(nanoseconds: 5_000_000) }
+        await harness.client.settle()
+        gate.release()
+        for _ in 0..<2_000 where harness.stats.sent < 10 { try await Task.sleep(nanoseconds: 5_000_000) }
         await harness.client.settle()
         let afterAnswer = await harness.status()
         #expect(harness.stats.sent == 10)
