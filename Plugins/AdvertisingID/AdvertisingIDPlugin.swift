@@ -69,9 +69,8 @@ public final class AdvertisingIDPlugin: EventPlugin {
     /// Adds `context.device.advertisingId` when an id is set.
     /// Withheld when the event's consent (`context.consent.categoryPreferences`, stamped by
     /// the consent gate) denies a category named for advertising.
-    public func execute(event: Event) -> Event? {
+    public func execute(event: consuming Event) -> Event? {
         guard let advertisingId, !Self.deniesAdvertising(event) else { return event }
-        var event = event
         var device = event.context["device"]?.objectValue ?? [:]
         device["advertisingId"] = .string(advertisingId)
         event.context["device"] = .object(device)

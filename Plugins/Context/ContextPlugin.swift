@@ -42,8 +42,7 @@ public final class ContextPlugin: Plugin {
     }
 
     /// Sets the base context, merging in what the event already carries.
-    public func execute(event: Event) -> Event? {
-        var event = event
+    public func execute(event: consuming Event) -> Event? {
         if event.context.isEmpty {
             event.context = baseContext
         } else if let lastMerge, lastMerge.overlay == event.context {

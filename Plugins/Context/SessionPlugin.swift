@@ -66,7 +66,7 @@ public final class SessionPlugin: EventPlugin, LifecycleAware {
     public func reset() { endSession() }
 
     /// Stamps the session on the event, starting one first when it is due.
-    public func execute(event: Event) -> Event? {
+    public func execute(event: consuming Event) -> Event? {
         let now = now()
         if options.automatic {
             if sessionId == nil { begin(at: now) } else if let lastEventAt, now.timeIntervalSince(lastEventAt) >= options.inactivityTimeout {
@@ -75,13 +75,12 @@ public final class SessionPlugin: EventPlugin, LifecycleAware {
         }
         lastEventAt = now
         guard let sessionId else { return event }
-        var stamped = event
-        stamped.context["sessionId"] = .int(sessionId)
+        event.context["sessionId"] = .int(sessionId)
         if startPending {
-            stamped.context["sessionStart"] = .bool(true)
+            event.context["sessionStart"] = .bool(true)
             startPending = false
         }
-        return stamped
+        return event
     }
 
     /// Notes when the app left the foreground.

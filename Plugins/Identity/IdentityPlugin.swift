@@ -60,9 +60,8 @@ public final class IdentityPlugin: EventPlugin {
     }
 
     /// Updates identity for identify / group / alias, then fills in what the event lacks.
-    public func execute(event: Event) -> Event? {
+    public func execute(event: consuming Event) -> Event? {
         if mode == .perCall { return requireOwnIdentity(event) }
-        var event = event
         guard event.anonymousId == nil else { return event }
         switch event.type {
         case .identify:
@@ -102,8 +101,7 @@ public final class IdentityPlugin: EventPlugin {
 
     /// `.perCall`: passes an event that names its person, fills an alias's `previousId` from
     /// its anonymousId, and rejects the rest — the first loudly, later ones at debug level.
-    private func requireOwnIdentity(_ event: Event) -> Event? {
-        var event = event
+    private func requireOwnIdentity(_ event: consuming Event) -> Event? {
         if event.type == .alias { event.previousId = event.previousId ?? event.anonymousId }
         let missing: String? =
             if event.userId == nil && event.anonymousId == nil {

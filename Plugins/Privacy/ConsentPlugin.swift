@@ -53,7 +53,7 @@ public final class ConsentPlugin: Plugin {
 
     /// Drops the event without consent in its channel (errors for error reports, analytics for
     /// everything else); stamps the category preferences.
-    public func execute(event: Event) -> Event? {
+    public func execute(event: consuming Event) -> Event? {
         // Both channels granted (the common case): no need to know which one the event is in.
         if !(state.analytics && state.errors) {
             let isErrorReport = event.type == .track && Self.errorEventNames.contains(event.event ?? "")
@@ -63,9 +63,8 @@ public final class ConsentPlugin: Plugin {
             }
         }
         guard let consent = state.contextValue else { return event }
-        var stamped = event
-        stamped.context["consent"] = consent
-        return stamped
+        event.context["consent"] = consent
+        return event
     }
 
     /// Makes `newState` the consent in force and persists it; logs the change once.

@@ -67,17 +67,16 @@ public final class SuperPropertiesPlugin: EventPlugin {
     public func reset() { clear() }
 
     /// Adds the registered properties.
-    public func track(event: Event) -> Event? { merged(event) }
+    public func track(event: consuming Event) -> Event? { merged(event) }
     /// Adds the registered properties.
-    public func screen(event: Event) -> Event? { merged(event) }
+    public func screen(event: consuming Event) -> Event? { merged(event) }
     /// Adds the registered properties.
-    public func page(event: Event) -> Event? { merged(event) }
+    public func page(event: consuming Event) -> Event? { merged(event) }
 
-    private func merged(_ event: Event) -> Event? {
+    private func merged(_ event: consuming Event) -> Event? {
         guard !properties.isEmpty else { return event }
-        var changed = event
-        changed.properties = properties.merging(event.properties ?? [:]) { _, own in own }
-        return changed
+        event.properties = properties.merging(event.properties ?? [:]) { _, own in own }
+        return event
     }
 
     private func persist() {

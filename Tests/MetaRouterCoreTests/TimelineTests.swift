@@ -17,6 +17,22 @@ import Testing
         #expect(capture.events.first?.properties?["trail"] == "b1>b2>e1>e2")
     }
 
+    /// A call's event reaches each plugin as the only reference to its fields: a plugin that
+    /// takes it `consuming` edits it in place, and no stage copies it on the way.
+    @Test func pluginsEditTheCallsEventInPlace() async {
+        let first = StorageProbe(.before)
+        let second = StorageProbe(.enrichment)
+        let capture = CapturingDestination()
+        let client = makeClient([first, second, capture])
+        client.track("Edited", properties: ["n": 1])
+        client.identify("user-1", traits: ["plan": "pro"])
+        await client.settle()
+        #expect(first.seen.count == 2 && second.seen.count == 2)
+        #expect(first.seen.allSatisfy(\.unique) && second.seen.allSatisfy(\.unique))
+        #expect(zip(first.seen, second.seen).allSatisfy { $0.storage == $1.storage })
+        #expect(capture.events.map { $0.properties?["probe"] ?? $0.traits?["probe"] } == [.string("before>enrichment"), .string("before>enrichment")])
+    }
+
     @Test func dropsAtEveryStage() async {
         let capture = CapturingDestination()
         let afterCapture = CapturingDestination(key: "After")
@@ -153,5 +169,28 @@ import Testing
         client.track("Wizard", properties: properties)
         await client.settle()
         #expect(capture.events.map { $0.properties?["step"] } == [1, 2])
+    }
+}
+
+/// Records, per event, whether it arrived as the only reference to its fields and which
+/// storage it had after this plugin's edit, and appends its stage to `probe`.
+private final class StorageProbe: Plugin, @unchecked Sendable {  // `seen` is read after settle(), when the executor is idle
+    let type: PluginType
+    private(set) var seen: [(unique: Bool, storage: ObjectIdentifier)] = []
+
+    init(_ type: PluginType) { self.type = type }
+
+    func execute(event: consuming Event) -> Event? {
+        let unique = isKnownUniquelyReferenced(&event.storage)
+        let stage = type == .before ? "before" : "enrichment"
+        if event.type == .track {
+            let trail = event.properties?["probe"]?.stringValue.map { $0 + ">" } ?? ""
+            event.properties?["probe"] = .string(trail + stage)
+        } else {
+            let trail = event.traits?["probe"]?.stringValue.map { $0 + ">" } ?? ""
+            event.traits?["probe"] = .string(trail + stage)
+        }
+        seen.append((unique, ObjectIdentifier(event.storage)))
+        return event
     }
 }

@@ -48,9 +48,9 @@ public struct PreparedEvent: Sendable {
 
     /// The complete event: draws its messageId when it has none (each call draws a new one:
     /// the executor resolves an event once), converts the pending values (reporting each one
-    /// dropped, by key path and code) and merges them in.
-    public func resolved() -> Event {
-        var event = event
+    /// dropped, by key path and code) and merges them in. Consumes the prepared event, so the
+    /// event is completed in place rather than copied.
+    public consuming func resolved() -> Event {
         if event.messageId.isEmpty { event.messageId = MessageID.make(at: event.timestamp) }
         guard let pending else { return event }
         let root = pending.target == .properties ? "properties" : "traits"

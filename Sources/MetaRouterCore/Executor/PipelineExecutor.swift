@@ -158,11 +158,17 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
                 state.pending.reserveCapacity(min(taken.count, 4096))
                 return taken
             }
-            guard let batch else { return }
-            for (index, command) in batch.enumerated() {
+            guard var batch else { return }
+            // Taken out of the batch one by one (from the end of the reversed batch: the
+            // arrival order), so that each event is the only reference to its fields and the
+            // plugins edit it in place.
+            batch.reverse()
+            var index = 0
+            while let command = batch.popLast() {
                 if index % Self.promptInterval == Self.promptInterval - 1 { runPromptWork() }
-                switch command {
-                case .event(let prepared): timeline.process(prepared.resolved())
+                index += 1
+                switch consume command {
+                case .event(let prepared): timeline.process((consume prepared).resolved())
                 case .operation(let work): work(timeline)
                 }
             }

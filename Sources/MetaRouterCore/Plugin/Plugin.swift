@@ -25,7 +25,10 @@ public protocol Plugin: AnyObject {
     /// Called once, on the executor, when the plugin joins a client's timeline.
     func configure(analytics: AnalyticsClient)
     /// Receives an event; returns it (changed or not) to pass it on, or `nil` to drop it.
-    func execute(event: Event) -> Event?
+    /// The event is handed over (`consuming`): nobody else holds it, so a plugin that declares
+    /// the parameter `consuming` too and edits `event` itself changes it in place. One that
+    /// declares a plain parameter still works, and copies the event's fields on its first edit.
+    func execute(event: consuming Event) -> Event?
     /// The client was reset (logout): forget per-user state.
     func reset()
     /// The host asked to deliver what is queued now.
@@ -38,7 +41,7 @@ extension Plugin {
     /// Does nothing.
     public func configure(analytics: AnalyticsClient) {}
     /// Passes the event on unchanged.
-    public func execute(event: Event) -> Event? { event }
+    public func execute(event: consuming Event) -> Event? { event }
     /// Does nothing.
     public func reset() {}
     /// Does nothing.
@@ -51,22 +54,22 @@ extension Plugin {
 /// each returns its event unchanged unless overridden.
 public protocol EventPlugin: Plugin {
     /// A track event.
-    func track(event: Event) -> Event?
+    func track(event: consuming Event) -> Event?
     /// An identify event.
-    func identify(event: Event) -> Event?
+    func identify(event: consuming Event) -> Event?
     /// A screen event.
-    func screen(event: Event) -> Event?
+    func screen(event: consuming Event) -> Event?
     /// A page event.
-    func page(event: Event) -> Event?
+    func page(event: consuming Event) -> Event?
     /// A group event.
-    func group(event: Event) -> Event?
+    func group(event: consuming Event) -> Event?
     /// An alias event.
-    func alias(event: Event) -> Event?
+    func alias(event: consuming Event) -> Event?
 }
 
 extension EventPlugin {
     /// Calls the hook for the event's type.
-    public func execute(event: Event) -> Event? {
+    public func execute(event: consuming Event) -> Event? {
         switch event.type {
         case .track: return track(event: event)
         case .identify: return identify(event: event)
@@ -78,17 +81,17 @@ extension EventPlugin {
     }
 
     /// Passes the event on.
-    public func track(event: Event) -> Event? { event }
+    public func track(event: consuming Event) -> Event? { event }
     /// Passes the event on.
-    public func identify(event: Event) -> Event? { event }
+    public func identify(event: consuming Event) -> Event? { event }
     /// Passes the event on.
-    public func screen(event: Event) -> Event? { event }
+    public func screen(event: consuming Event) -> Event? { event }
     /// Passes the event on.
-    public func page(event: Event) -> Event? { event }
+    public func page(event: consuming Event) -> Event? { event }
     /// Passes the event on.
-    public func group(event: Event) -> Event? { event }
+    public func group(event: consuming Event) -> Event? { event }
     /// Passes the event on.
-    public func alias(event: Event) -> Event? { event }
+    public func alias(event: consuming Event) -> Event? { event }
 }
 
 /// A plugin that delivers events somewhere, with a sub-timeline of `before` / `enrichment` /
@@ -121,7 +124,7 @@ extension DestinationPlugin {
 
     /// Runs the sub-timeline's `before` and `enrichment` plugins, then this destination, then
     /// its `after` plugins. Returns what the destination returned.
-    public func process(event: Event) -> Event? {
+    public func process(event: consuming Event) -> Event? {
         guard let prepared = timeline.runBeforeDestinations(event), let delivered = execute(event: prepared) else { return nil }
         return timeline.runAfterDestinations(delivered)
     }

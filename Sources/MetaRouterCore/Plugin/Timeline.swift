@@ -76,7 +76,7 @@ public final class Timeline {
     /// Returns the event as the `after` stage left it, or `nil` when it was dropped before the
     /// destinations or by an `after` plugin.
     @discardableResult
-    public func process(_ event: Event) -> Event? {
+    public func process(_ event: consuming Event) -> Event? {
         guard let enriched = runBeforeDestinations(event) else { return nil }
         for entry in destinations {
             switch entry {
@@ -88,22 +88,23 @@ public final class Timeline {
     }
 
     /// Runs `event` through the `before` and `enrichment` plugins, stopping when one drops it.
-    public func runBeforeDestinations(_ event: Event) -> Event? {
+    public func runBeforeDestinations(_ event: consuming Event) -> Event? {
         Self.run(early, event)
     }
 
     /// Runs `event` through the `after` plugins, stopping when one drops it.
-    public func runAfterDestinations(_ event: Event) -> Event? {
+    public func runAfterDestinations(_ event: consuming Event) -> Event? {
         Self.run(late, event)
     }
 
-    private static func run(_ plugins: [any Plugin], _ event: Event) -> Event? {
-        var current = event
+    /// Hands the event from plugin to plugin (`consume`: each receives the only reference, so
+    /// an edit happens in place instead of copying the event's fields).
+    private static func run(_ plugins: [any Plugin], _ event: consuming Event) -> Event? {
         for plugin in plugins {
-            guard let next = plugin.execute(event: current) else { return nil }
-            current = next
+            guard let next = plugin.execute(event: consume event) else { return nil }
+            event = next
         }
-        return current
+        return event
     }
 
     private func cacheRunOrder() {
@@ -115,15 +116,14 @@ public final class Timeline {
     }
 
     /// Runs `event` through the plugins of `stageList`, in order, stopping when one drops it.
-    public func run(stages stageList: [PluginType], _ event: Event) -> Event? {
-        var current = event
+    public func run(stages stageList: [PluginType], _ event: consuming Event) -> Event? {
         for stage in stageList {
             for plugin in stages[stage] ?? [] {
-                guard let next = plugin.execute(event: current) else { return nil }
-                current = next
+                guard let next = plugin.execute(event: consume event) else { return nil }
+                event = next
             }
         }
-        return current
+        return event
     }
 
     /// Calls `body` on every plugin, destinations' sub-timelines included.

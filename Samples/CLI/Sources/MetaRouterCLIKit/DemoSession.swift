@@ -13,8 +13,7 @@ public final class AppSectionPlugin: Plugin {
     public init(section: String) { self.section = section }
 
     /// Adds `context.app_section`.
-    public func execute(event: Event) -> Event? {
-        var event = event
+    public func execute(event: consuming Event) -> Event? {
         event.context["app_section"] = .string(section)
         return event
     }
