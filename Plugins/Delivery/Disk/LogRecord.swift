@@ -37,17 +37,16 @@ enum LogRecord: Equatable {
     /// Appends the record's bytes to `out`, payload written in place.
     func append(to out: inout [UInt8]) {
         let start = out.count
-        out.append(UInt8(ascii: "M"))
-        out.append(UInt8(ascii: "R"))
-        out.append(typeByte)
-        out.append(contentsOf: repeatElement(0, count: Self.headerSize - 3))
+        // "MR", the type, a reserved byte; the length and checksum are filled in below.
+        out.appendInteger(UInt32(UInt8(ascii: "M")) | UInt32(UInt8(ascii: "R")) << 8 | UInt32(typeByte) << 16)
+        out.appendInteger(UInt64(0))
         writePayload(into: &out)
         let payloadStart = start + Self.headerSize
         let length = UInt32(out.count - payloadStart)
         let checksum = CRC32.checksum(out[payloadStart...])
-        for shift in 0..<4 {
-            out[start + 4 + shift] = UInt8(truncatingIfNeeded: length >> (shift * 8))
-            out[start + 8 + shift] = UInt8(truncatingIfNeeded: checksum >> (shift * 8))
+        out.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: length.littleEndian, toByteOffset: start + 4, as: UInt32.self)
+            bytes.storeBytes(of: checksum.littleEndian, toByteOffset: start + 8, as: UInt32.self)
         }
     }
 
@@ -159,7 +158,8 @@ struct ByteReader {
 }
 
 extension Array where Element == UInt8 {
+    /// Appends `value`'s bytes, little-endian, in one append.
     mutating func appendInteger<Value: FixedWidthInteger>(_ value: Value) {
-        for shift in 0..<MemoryLayout<Value>.size { append(UInt8(truncatingIfNeeded: value >> (shift * 8))) }
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
