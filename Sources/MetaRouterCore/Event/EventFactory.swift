@@ -16,9 +16,7 @@ public struct EventFactory: Sendable {
 
     /// A track event.
     public func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
-        var event = base(.track, options, drawsMessageIdLater: true)
-        event.event = name
-        return PreparedEvent(event, values: properties, target: .properties, problems: problems)
+        PreparedEvent(base(.track, options, drawsMessageIdLater: true, name: name), values: properties, target: .properties, problems: problems)
     }
 
     /// `prepared`, a call's event made without values, with `values` (already converted) to
@@ -84,17 +82,14 @@ public struct EventFactory: Sendable {
         return event
     }
 
-    /// The event's common fields. With `drawsMessageIdLater`, its messageId is left empty for
-    /// ``PreparedEvent/resolved()`` to draw on the executor: formatting it is a third of what
-    /// a call costs its caller.
-    private func base(_ type: EventType, _ options: EventOptions?, drawsMessageIdLater: Bool = false) -> Event {
-        var event = Event(type: type, messageId: drawsMessageIdLater ? "" : nil, timestamp: timestamp(type, options?.timestamp))
-        guard let options else { return event }
-        event.anonymousId = options.anonymousId
-        event.userId = options.userId
-        event.context = options.context ?? [:]
-        event.integrations = options.integrations
-        return event
+    /// The event's common fields (and a track's `name`), set in one go. With
+    /// `drawsMessageIdLater`, its messageId is left empty for ``PreparedEvent/resolved()`` to
+    /// draw on the executor: formatting it is a third of what a call costs its caller.
+    private func base(_ type: EventType, _ options: EventOptions?, drawsMessageIdLater: Bool = false, name: String? = nil) -> Event {
+        Event(
+            type: type, messageId: drawsMessageIdLater ? "" : nil, timestamp: timestamp(type, options?.timestamp),
+            anonymousId: options?.anonymousId, userId: options?.userId, event: name, context: options?.context ?? [:],
+            integrations: options?.integrations)
     }
 
     /// The caller's timestamp when it can be written, else the time of the call (reported).
