@@ -132,8 +132,8 @@ public struct InitOptions: Sendable {
     /// many too, unless a flush is still sending what it found queued. A server at thousands
     /// of events per second raises it with ``maxBatchSize``: fewer, fuller requests.
     public var flushAt = 20
-    /// Events per request at most (default 100, must be > 0); a request also stays within the
-    /// ingestion API's 500 KB.
+    /// Events per request at most (default 100, must be > 0); a request's event payloads also
+    /// stay within 500,000 bytes.
     public var maxBatchSize = 100
     /// Whose identity events carry: `.device` (the default: an app, one person at a time, a
     /// persisted anonymousId) or `.perCall` (a server: no persisted identity; every event

@@ -25,9 +25,11 @@ public protocol Plugin: AnyObject {
     /// Called once, on the executor, when the plugin joins a client's timeline.
     func configure(analytics: AnalyticsClient)
     /// Receives an event; returns it (changed or not) to pass it on, or `nil` to drop it.
-    /// The event is handed over (`consuming`): nobody else holds it, so a plugin that declares
-    /// the parameter `consuming` too and edits `event` itself changes it in place. One that
-    /// declares a plain parameter still works, and copies the event's fields on its first edit.
+    /// The event is handed over (`consuming`): in the `before`, `enrichment` and `after`
+    /// stages nobody else holds it, so a plugin that declares the parameter `consuming` too and
+    /// edits `event` itself changes it in place (destinations share the enriched event, and
+    /// an edit there copies). One that declares a plain parameter still works, and copies the
+    /// event's fields on its first edit.
     func execute(event: consuming Event) -> Event?
     /// The client was reset (logout): forget per-user state.
     func reset()
