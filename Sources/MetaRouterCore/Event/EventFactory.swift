@@ -16,7 +16,7 @@ public struct EventFactory: Sendable {
 
     /// A track event.
     public func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
-        PreparedEvent(base(.track, options, drawsMessageIdLater: true, name: name), values: properties, target: .properties, problems: problems)
+        PreparedEvent(base(.track, options, drawsMessageIdLater: true, eventName: name), values: properties, target: .properties, problems: problems)
     }
 
     /// `prepared`, a call's event made without values, with `values` (already converted) to
@@ -27,8 +27,7 @@ public struct EventFactory: Sendable {
 
     /// A track event with typed properties.
     public func track<Properties: Encodable>(_ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
-        var event = base(.track, options)
-        event.event = name
+        var event = base(.track, options, eventName: name)
         event.properties = convert(encodable: properties, root: "properties", call: "track \"\(name)\"")
         return event
     }
@@ -82,13 +81,13 @@ public struct EventFactory: Sendable {
         return event
     }
 
-    /// The event's common fields (and a track's `name`), set in one go. With
+    /// The event's common fields (and a track's event name), set in one go. With
     /// `drawsMessageIdLater`, its messageId is left empty for ``PreparedEvent/resolved()`` to
     /// draw on the executor: formatting it is a third of what a call costs its caller.
-    private func base(_ type: EventType, _ options: EventOptions?, drawsMessageIdLater: Bool = false, name: String? = nil) -> Event {
+    private func base(_ type: EventType, _ options: EventOptions?, drawsMessageIdLater: Bool = false, eventName: String? = nil) -> Event {
         Event(
             type: type, messageId: drawsMessageIdLater ? "" : nil, timestamp: timestamp(type, options?.timestamp),
-            anonymousId: options?.anonymousId, userId: options?.userId, event: name, context: options?.context ?? [:],
+            anonymousId: options?.anonymousId, userId: options?.userId, event: eventName, context: options?.context ?? [:],
             integrations: options?.integrations)
     }
 
