@@ -14,10 +14,13 @@ package enum Command: Sendable {
 ///
 /// Callers append commands to a lock-guarded buffer; the first append into an idle buffer
 /// wakes the executor (one serial dispatch queue per client), which swaps out the whole buffer
-/// and runs it through the timeline, repeating until the buffer is empty. No `Task` is created
-/// per call, callers never wait for the executor, and commands run strictly in arrival order.
+/// and runs it through the timeline, repeating until the buffer is empty — and, after events,
+/// until a short pause finds nothing new (``ExecutorActivity``). No `Task` is created per call,
+/// callers never wait for the executor, and commands run strictly in arrival order.
 final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touched on `queue`
     private struct Ingress {
+        init(held: Bool) { activity = ExecutorActivity(held: held) }
+
         var pending: [Command] = []
         /// Events among `pending`.
         var pendingEvents = 0
@@ -26,11 +29,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         var overflowReports = ReportThrottle(interval: PipelineExecutor.overflowReportInterval)
         /// Work that runs ahead of the pending commands (see ``submitPromptly(_:)``).
         var prompt: [@Sendable (Timeline) -> Void] = []
-        /// A drain is scheduled or running, or the executor is held: no new wake-up needed.
-        var draining = false
-        var held = false
-        /// Spaces out the wake-ups by events.
-        var eventWakes = EventWakePlanner()
+        /// Idle, draining, pausing or held.
+        var activity: ExecutorActivity
         /// The client is shut down or disabled: events are refused (operations still run).
         var refusingEvents = false
     }
@@ -51,7 +51,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     let timeline = Timeline()
     private let maxPendingEvents: Int
     private let queue: DispatchQueue
-    private let ingress = Locked(Ingress())
+    private let ingress: Locked<Ingress>
+    /// Ends a pause early (``ExecutorActivity/Wake/endPause``); signalled once per pause at most.
+    private let pauseEnd = DispatchSemaphore(value: 0)
 
     /// Marks `queue`, so code can ask whether it is running on this executor.
     private let marker = DispatchSpecificKey<ObjectIdentifier>()
@@ -60,22 +62,16 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     init(label: String, held: Bool = false, maxPendingEvents: Int = 50_000) {
         self.maxPendingEvents = max(1, maxPendingEvents)
         queue = DispatchQueue(label: label, qos: .utility)
-        ingress.withLock { $0.held = held; $0.draining = held }
+        ingress = Locked(Ingress(held: held))
         queue.setSpecific(key: marker, value: ObjectIdentifier(self))
     }
 
     /// Starts running the commands kept while held; does nothing when not held.
     func release() {
-        let wake = ingress.withLock { state -> Bool in
-            guard state.held else { return false }
-            state.held = false
-            guard !state.pending.isEmpty || !state.prompt.isEmpty else {
-                state.draining = false
-                return false
-            }
-            return true
+        let start = ingress.withLock { state in
+            state.activity.released(hasWork: !state.pending.isEmpty || !state.prompt.isEmpty)
         }
-        if wake { queue.async { self.drain() } }
+        if start { queue.async { self.drain() } }
     }
 
     /// Whether the caller is running on this executor.
@@ -95,26 +91,20 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     func submit(_ command: Command) -> Admission {
         let isEvent: Bool
         if case .event = command { isEvent = true } else { isEvent = false }
-        let (wake, admission) = ingress.withLock { state -> (EventWakePlanner.Wake?, Admission) in
+        let (wake, admission) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission) in
             if isEvent {
-                guard !state.refusingEvents else { return (nil, .refused) }
+                guard !state.refusingEvents else { return (.none, .refused) }
                 guard state.pendingEvents < maxPendingEvents else {
                     state.overflowed += 1
                     let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-                    return (nil, .overflowed(report: state.overflowReports.add(1, at: uptime)))
+                    return (.none, .overflowed(report: state.overflowReports.add(1, at: uptime)))
                 }
                 state.pendingEvents += 1
             }
             state.pending.append(command)
-            guard !state.draining else { return (nil, .accepted) }
-            state.draining = true
-            return (isEvent ? state.eventWakes.wake(at: DispatchTime.now().uptimeNanoseconds) : .now, .accepted)
+            return (state.activity.submitted(urgent: !isEvent), .accepted)
         }
-        switch wake {
-        case .now?: queue.async { self.drain() }
-        case .at(let uptime)?: queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: uptime)) { self.drain() }
-        case nil: break
-        }
+        perform(wake)
         return admission
     }
 
@@ -132,47 +122,79 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     /// a transport's answer, a timer. Under a backlog of incoming events, an upload's answer
     /// then waits for a few dozen events, not for thousands.
     func submitPromptly(_ work: @escaping @Sendable (Timeline) -> Void) {
-        let wake = ingress.withLock { state -> Bool in
+        let wake = ingress.withLock { state in
             state.prompt.append(work)
-            guard !state.draining else { return false }
-            state.draining = true
-            return true
+            return state.activity.submitted(urgent: true)
         }
-        if wake { queue.async { self.drain() } }
+        perform(wake)
+    }
+
+    private func perform(_ wake: ExecutorActivity.Wake) {
+        switch wake {
+        case .start: queue.async { self.drain() }
+        case .endPause: pauseEnd.signal()
+        case .none: break
+        }
     }
 
     /// Commands run between two looks at the prompt work.
     static let promptInterval = 64
 
+    /// What the drain does next.
+    private enum Step {
+        case run([Command])
+        /// The ingress is empty after events: wait for more (``ExecutorActivity/pause``).
+        case pause
+        /// The ingress is empty: the executor is idle.
+        case stop
+    }
+
     private func drain() {
+        var ranEvents = false
         while true {
             runPromptWork()
-            let batch = ingress.withLock { state -> [Command]? in
+            let step = ingress.withLock { state -> Step in
                 guard !state.pending.isEmpty || !state.prompt.isEmpty else {
-                    state.draining = false
-                    return nil
+                    return state.activity.foundEmpty(afterEvents: ranEvents) ? .pause : .stop
                 }
                 let taken = state.pending
+                ranEvents = state.pendingEvents > 0
                 state.pending = []
                 state.pendingEvents = 0
                 state.pending.reserveCapacity(min(taken.count, 4096))
-                return taken
+                return .run(taken)
             }
-            guard var batch else { return }
-            // Taken out of the batch one by one (from the end of the reversed batch: the
-            // arrival order), so that each event is the only reference to its fields and the
-            // plugins edit it in place.
-            batch.reverse()
-            var index = 0
-            while let command = batch.popLast() {
-                if index % Self.promptInterval == Self.promptInterval - 1 { runPromptWork() }
-                index += 1
-                switch consume command {
-                case .event(let prepared): timeline.process((consume prepared).resolved())
-                case .operation(let work): work(timeline)
+            switch step {
+            case .stop:
+                return
+            case .pause:
+                ranEvents = false
+                waitOutPause()
+            case .run(var batch):
+                // Taken out of the batch one by one (from the end of the reversed batch: the
+                // arrival order), so that each event is the only reference to its fields and
+                // the plugins edit it in place.
+                batch.reverse()
+                var index = 0
+                while let command = batch.popLast() {
+                    if index % Self.promptInterval == Self.promptInterval - 1 { runPromptWork() }
+                    index += 1
+                    switch consume command {
+                    case .event(let prepared): timeline.process((consume prepared).resolved())
+                    case .operation(let work): work(timeline)
+                    }
                 }
             }
         }
+    }
+
+    /// Waits up to ``ExecutorActivity/pause`` on the executor's thread; an operation or prompt
+    /// work submitted meanwhile ends the wait.
+    private func waitOutPause() {
+        guard pauseEnd.wait(timeout: .now() + ExecutorActivity.pause) == .timedOut else { return }
+        // A submission that ended the pause as it timed out signals (or is about to): take that
+        // signal, so that it does not end the next pause.
+        if ingress.withLock({ $0.activity.pauseTimedOut() }) { pauseEnd.wait() }
     }
 
     private func runPromptWork() {
@@ -182,36 +204,5 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
             return state.prompt
         }
         for work in prompt { work(timeline) }
-    }
-}
-
-/// When an event that finds the executor idle wakes it: at once, unless an event woke it less
-/// than ``interval`` ago — then at that interval's end, so that a stream of calls shares one
-/// wake-up per interval. A server tracking tens of thousands of events per second otherwise
-/// wakes the executor thread (a futex and two context switches) for nearly every event, which
-/// costs more than the event's own work. A lone call is not delayed, nor is an operation, an
-/// answer or a timer (they wake the executor at once).
-struct EventWakePlanner {
-    /// When a drain starts.
-    enum Wake: Equatable {
-        case now
-        /// At this uptime, in nanoseconds.
-        case at(UInt64)
-    }
-
-    /// One millisecond: an app does not notice it; a server's stream of events shares it.
-    static let interval: UInt64 = 1_000_000
-
-    private var lastWake: UInt64?
-
-    /// The wake-up for an event arriving at `now` (uptime nanoseconds) to an idle executor.
-    mutating func wake(at now: UInt64) -> Wake {
-        guard let lastWake, now < lastWake &+ Self.interval else {
-            lastWake = now
-            return .now
-        }
-        let next = lastWake &+ Self.interval
-        self.lastWake = next
-        return .at(next)
     }
 }
