@@ -198,6 +198,34 @@ import Testing
         #expect(onDisk < 4_000)
     }
 
+    /// A finished segment is `fsync`ed with the next grouped sync, not when it is finished: one
+    /// whose events were all delivered first is deleted without a sync (its pages need never
+    /// reach the disk), and the rest are synced and still recovered after a restart.
+    @Test func finishedSegmentsWaitForTheGroupedSyncAndDeliveredOnesSkipIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url) { $0.segmentBytes = 2_000 }
+        for index in 0..<200 {
+            _ = store.append(event(index))
+            if index % 10 == 9 { store.commit() }
+        }
+        _ = drain(store)
+        store.commit()
+        let afterDelivery = store.files.finishedSegments
+        #expect(afterDelivery.synced == 0 && afterDelivery.discarded > 3)
+
+        for index in 200..<300 {
+            _ = store.append(event(index))
+            if index % 10 == 9 { store.commit() }
+        }
+        store.requestSync()
+        store.close()
+        let afterSync = store.files.finishedSegments
+        #expect(afterSync.synced > 2 && afterSync.discarded == afterDelivery.discarded)
+        let reopened = try open(directory.url)
+        #expect(drain(reopened) == (200..<300).map { "m-\($0)" })
+    }
+
     /// The directory is listed once; a file named like a later segment that appears after
     /// that is skipped over (`O_EXCL`), never truncated or written to.
     @Test func segmentNamesThatAppearMidRunAreNeverReused() throws {

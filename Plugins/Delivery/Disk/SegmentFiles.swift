@@ -42,6 +42,12 @@ final class SegmentFiles {
     /// Where background `fsync`s run, one at a time.
     private let syncQueue = DispatchQueue(label: "metarouter.event-log.fsync")
     private let syncPending = Locked(false)
+    /// Segments finished since the last sync, still open: each is `fsync`ed with the next
+    /// grouped sync, or closed without one if it is deleted first (its events are gone, so its
+    /// pages need never reach the disk).
+    private var finished: [(id: UInt64, descriptor: Int32)] = []
+    /// Finished segments made durable, and finished segments deleted before they had to be.
+    private let finishedCounts = Locked((synced: 0, discarded: 0))
 
     init(directory: URL) {
         self.directory = directory
@@ -49,8 +55,13 @@ final class SegmentFiles {
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
+        for segment in finished { close(segment.descriptor) }
         closeReader()
     }
+
+    /// How many finished segments were `fsync`ed, and how many were deleted before their sync
+    /// (at full load with a healthy host, most of them: delivery outruns the grouped sync).
+    var finishedSegments: (synced: Int, discarded: Int) { finishedCounts.current }
 
     /// The segment names present on disk, oldest first, and the names that look like
     /// segments but carry an id this log never writes.
@@ -111,14 +122,10 @@ final class SegmentFiles {
         let listed = highestListedId ?? existing().segments.last?.id ?? 0
         let highest = max(segments.last?.id ?? 0, listed)
         var id = max(requested, highest + 1)
-        if descriptor >= 0 {
-            // The finished segment is made durable and closed on the sync queue: an `fsync`
-            // can take hundreds of milliseconds on a busy disk, and the executor must not wait.
-            let finished = descriptor
-            syncQueue.async {
-                fsync(finished)
-                close(finished)
-            }
+        if descriptor >= 0, let current = segments.last {
+            // Made durable with the next grouped sync (within the uploader's `syncInterval`),
+            // on the sync queue: an `fsync` can take hundreds of milliseconds on a busy disk.
+            finished.append((current.id, descriptor))
             descriptor = -1
         }
         // `O_EXCL`: a file that appeared since the listing is skipped over, never truncated.
@@ -212,6 +219,7 @@ final class SegmentFiles {
     /// Flushes and closes the active segment; later appends fail.
     func closeActive() {
         closeReader()
+        syncFinished()
         // Finished segments still being made durable in the background are waited for.
         syncQueue.sync {}
         guard descriptor >= 0 else { return }
@@ -220,14 +228,37 @@ final class SegmentFiles {
         descriptor = -1
     }
 
-    /// Flushes the active segment to stable storage.
+    /// Flushes the finished segments and the active one to stable storage.
     func sync() {
+        syncFinished()
         if descriptor >= 0 { fsync(descriptor) }
     }
 
-    /// Flushes the active segment to stable storage on ``syncQueue``, without waiting. A
-    /// segment closed since was `fsync`ed when it was closed.
+    /// Flushes and closes the finished segments, waiting.
+    private func syncFinished() {
+        for segment in finished {
+            fsync(segment.descriptor)
+            close(segment.descriptor)
+        }
+        finishedCounts.withLock { $0.synced += finished.count }
+        finished = []
+    }
+
+    /// Flushes the finished segments (closing them) and the active segment to stable storage
+    /// on ``syncQueue``, without waiting.
     func syncInBackground() {
+        if !finished.isEmpty {
+            let descriptors = finished.map(\.descriptor)
+            let counts = finishedCounts
+            finished = []
+            syncQueue.async {
+                for descriptor in descriptors {
+                    fsync(descriptor)
+                    close(descriptor)
+                }
+                counts.withLock { $0.synced += descriptors.count }
+            }
+        }
         let alreadyPending = syncPending.withLock { pending -> Bool in
             defer { pending = true }
             return pending
@@ -249,6 +280,11 @@ final class SegmentFiles {
         if reader?.id == id { closeReader() }
         unlink(segments[index].url.path)
         segments.remove(at: index)
+        if let position = finished.firstIndex(where: { $0.id == id }) {
+            // Unlinked and closed before any sync: the kernel drops its pages unwritten.
+            close(finished.remove(at: position).descriptor)
+            finishedCounts.withLock { $0.discarded += 1 }
+        }
     }
 
     /// Deletes every segment except the active one.
