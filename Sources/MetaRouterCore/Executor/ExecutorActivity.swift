@@ -54,8 +54,8 @@ struct ExecutorActivity: Equatable {
         }
     }
 
-    /// The drain found the ingress empty; `afterEvents` when its last batch held events. Returns
-    /// whether it pauses (else it ends, and the executor is idle).
+    /// The drain found the ingress empty; `afterEvents` when events ran since it started or last
+    /// paused. Returns whether it pauses (else it ends, and the executor is idle).
     mutating func foundEmpty(afterEvents: Bool) -> Bool {
         phase = afterEvents ? .pausing : .idle
         return afterEvents

@@ -150,6 +150,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     }
 
     private func drain() {
+        /// Whether events ran since the drain started or last paused: a stream may go on.
         var ranEvents = false
         while true {
             runPromptWork()
@@ -158,7 +159,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
                     return state.activity.foundEmpty(afterEvents: ranEvents) ? .pause : .stop
                 }
                 let taken = state.pending
-                ranEvents = state.pendingEvents > 0
+                ranEvents = ranEvents || state.pendingEvents > 0
                 state.pending = []
                 state.pendingEvents = 0
                 state.pending.reserveCapacity(min(taken.count, 4096))
