@@ -28,6 +28,14 @@ import Testing
         return ids
     }
 
+    /// Appends events `indices`, committing after every ten (as the executor groups writes).
+    private func append(_ indices: Range<Int>, to store: DiskEventStore) {
+        for index in indices {
+            _ = store.append(event(index))
+            if index % 10 == 9 { store.commit() }
+        }
+    }
+
     private func segmentFiles(_ directory: URL) throws -> [URL] {
         try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
             .filter { $0.lastPathComponent.hasPrefix("segment-") }.sorted { $0.path < $1.path }
@@ -183,10 +191,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try open(directory.url) { $0.segmentBytes = 2_000 }
-        for index in 0..<200 {
-            _ = store.append(event(index))
-            if index % 10 == 9 { store.commit() }
-        }
+        append(0..<200, to: store)
         store.commit()
         #expect(try segmentFiles(directory.url).count > 3)
         _ = drain(store)
@@ -205,19 +210,13 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try open(directory.url) { $0.segmentBytes = 2_000 }
-        for index in 0..<200 {
-            _ = store.append(event(index))
-            if index % 10 == 9 { store.commit() }
-        }
+        append(0..<200, to: store)
         _ = drain(store)
         store.commit()
         let afterDelivery = store.files.finishedSegments
         #expect(afterDelivery.synced == 0 && afterDelivery.discarded > 3)
 
-        for index in 200..<300 {
-            _ = store.append(event(index))
-            if index % 10 == 9 { store.commit() }
-        }
+        append(200..<300, to: store)
         store.requestSync()
         store.close()
         let afterSync = store.files.finishedSegments
@@ -234,10 +233,7 @@ import Testing
         let store = try open(directory.url) { $0.segmentBytes = 2_000 }
         let planted = (2...60).map { directory.url.appendingPathComponent(String(format: "segment-%016llx.log", $0)) }
         for file in planted { try Data("foreign".utf8).write(to: file) }
-        for index in 0..<200 {
-            _ = store.append(event(index))
-            if index % 10 == 9 { store.commit() }
-        }
+        append(0..<200, to: store)
         store.commit()
         #expect(try segmentFiles(directory.url).count > planted.count + 3)
         for file in planted { #expect(try Data(contentsOf: file) == Data("foreign".utf8)) }
