@@ -17,6 +17,21 @@ import Testing
         #expect(capture.events.first?.properties?["trail"] == "b1>b2>e1>e2")
     }
 
+    /// `run(stages:)` runs only the stages named, in the order named, and stops at a drop.
+    @Test func runsOnlyTheNamedStages() {
+        let timeline = Timeline()
+        for plugin: any Plugin in [
+            MarkingPlugin(.after, marker: "a1"), MarkingPlugin(.enrichment, marker: "e1"), MarkingPlugin(.before, marker: "b1"),
+            MarkingPlugin(.before, marker: "b2"), DroppingPlugin(.enrichment, dropping: ["Dropped"]),
+        ] {
+            timeline.add(plugin)
+        }
+        let event = Event(type: .track, event: "Kept")
+        #expect(timeline.run(stages: [.before, .enrichment], event)?.properties?["trail"] == "b1>b2>e1")
+        #expect(timeline.run(stages: [.after, .before], event)?.properties?["trail"] == "a1>b1>b2")
+        #expect(timeline.run(stages: [.before, .enrichment], Event(type: .track, event: "Dropped")) == nil)
+    }
+
     /// A call's event reaches each plugin as the only reference to its fields: a plugin that
     /// takes it `consuming` edits it in place, and no stage copies it on the way.
     @Test func pluginsEditTheCallsEventInPlace() async {

@@ -118,10 +118,8 @@ public final class Timeline {
     /// Runs `event` through the plugins of `stageList`, in order, stopping when one drops it.
     public func run(stages stageList: [PluginType], _ event: consuming Event) -> Event? {
         for stage in stageList {
-            for plugin in stages[stage] ?? [] {
-                guard let next = plugin.execute(event: consume event) else { return nil }
-                event = next
-            }
+            guard let next = Self.run(stages[stage] ?? [], consume event) else { return nil }
+            event = next
         }
         return event
     }
