@@ -28,10 +28,19 @@ let package = Package(
         ),
         .executableTarget(name: "ServerApp", dependencies: ["ServerAppKit"]),
         .executableTarget(name: "DeliveryBenchmark", dependencies: ["ServerAppKit"]),
+        // The load test's counting collector (`LoadTest/loadtest.py`).
+        .target(name: "LoadCollectorKit"),
+        .executableTarget(
+            name: "LoadCollector",
+            dependencies: [
+                "LoadCollectorKit", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "ServerAppTests",
             dependencies: [
-                "ServerAppKit", "ServerApp",
+                "ServerAppKit", "ServerApp", "LoadCollectorKit",
                 .product(name: "MetaRouterCLIKit", package: "MetaRouterCLI"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

@@ -1,21 +1,18 @@
 #!/usr/bin/env python3
-"""A counting ingestion collector for the server load test (standard library only).
+"""A counting ingestion collector for the delivery benchmark (`delivery.py`), standard library
+only. The load test uses the package's native `LoadCollector` instead, which does the counting
+part of this at a fraction of the CPU beside the server it measures.
 
 Listens on 127.0.0.1 (ephemeral port), prints "PORT <n>" first, and accepts
 `POST /v1/batch`: each event's messageId is remembered, so the run can tell delivered,
-unique and duplicate events apart without keeping bodies. With `--check-order`, events carrying
-an integer `properties.seq` are checked for order per write key (`out_of_order` counts a first
-arrival whose sequence number is below one seen before). Between `--fail-from` and
-`--fail-until` seconds after start it answers 503 (an outage). `GET /_stats` returns the
-counts as JSON, with the largest gap between two accepted batches.
-
-It shares the machine with the server it measures, so it is lean: HTTP/1.1 parsed by hand,
-message ids found in the body without parsing the JSON when that is unambiguous (see
-`read_batch`), and counted with set operations rather than a loop per event.
+unique and duplicate events apart without keeping bodies. Events carrying an integer
+`properties.seq` are checked for order per write key (`out_of_order` counts a first arrival
+whose sequence number is below one seen before). Between `--fail-from` and `--fail-until`
+seconds after start it answers 503 (an outage). `GET /_stats` returns the counts as JSON, with
+the largest gap between two accepted batches. HTTP/1.1 is parsed by hand.
 """
 import argparse
 import json
-import re
 import socket
 import socketserver
 import sys
@@ -29,10 +26,6 @@ STATS = {"requests": 0, "accepted_batches": 0, "events": 0, "duplicates": 0, "re
 LAST_SEQ = {}
 STARTED = time.monotonic()
 LAST_ACCEPT = [None]
-# Every `"messageId"` in a body: the group holds `:"<id>"` when the id is a plain string, and is
-# empty otherwise (an escaped id, whitespace before the colon), which sends the body to the JSON
-# parser.
-MESSAGE_ID = re.compile(rb'"messageId"(:"[^"\\]*")?')
 REASONS = {200: b"OK", 400: b"Bad Request", 404: b"Not Found", 405: b"Method Not Allowed", 503: b"Service Unavailable"}
 
 
@@ -41,7 +34,6 @@ class Handler(socketserver.StreamRequestHandler):
     cost more per batch than the server under test spent on the batch's events."""
     fail_from = 0.0
     fail_until = 0.0
-    check_order = False
 
     def setup(self):
         super().setup()
@@ -97,12 +89,7 @@ class Handler(socketserver.StreamRequestHandler):
         with LOCK:
             STATS["accepted_batches"] += 1
             STATS["events"] += len(ids)
-            if sequences is None:
-                known = len(SEEN)
-                SEEN.update(ids)
-                STATS["duplicates"] += len(ids) - (len(SEEN) - known)
-            else:
-                count_in_order(ids, sequences)
+            count_in_order(ids, sequences)
             if LAST_ACCEPT[0] is not None:
                 STATS["max_gap_s"] = max(STATS["max_gap_s"], now - LAST_ACCEPT[0])
             LAST_ACCEPT[0] = now
@@ -128,22 +115,10 @@ def count_in_order(ids, sequences):
 
 
 def read_batch(body):
-    """(message ids, (write key, sequence) per event or None), or None for a body that is not a
-    batch.
-
-    Without `--check-order`, a body is read by scanning for `"messageId":"…"` (the SDK writes
-    compact JSON) when it is one object and every `"messageId"` in it holds a plain string; ids
-    then keep their quotes, which does not change which are equal. Anything else is parsed as JSON
-    in full.
-    """
-    if not Handler.check_order and body[:1] == b"{" and body.rstrip()[-1:] == b"}":
-        ids = MESSAGE_ID.findall(body)
-        if ids and b"" not in ids:
-            return ids, None
+    """(message ids, (write key, sequence) per event), or None for a body that is not a batch."""
     try:
         batch = json.loads(body)["batch"]
-        ids = [b':"%s"' % event["messageId"].encode() for event in batch]
-        return ids, [sequence_of(event) for event in batch] if Handler.check_order else None
+        return [event["messageId"] for event in batch], [sequence_of(event) for event in batch]
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -171,9 +146,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--fail-from", type=float, default=0.0)
     parser.add_argument("--fail-until", type=float, default=0.0)
-    parser.add_argument("--check-order", action="store_true", help="check integer properties.seq per write key")
     args = parser.parse_args()
-    Handler.check_order = args.check_order
     Handler.fail_from = args.fail_from
     Handler.fail_until = args.fail_until
     server = QuietServer(("127.0.0.1", 0), Handler)

@@ -45,7 +45,7 @@ def main():
     binary = subprocess.run(["swift", "build", "-c", "release", "--package-path", PACKAGE, "--show-bin-path"],
                             check=True, capture_output=True, text=True).stdout.strip() + "/DeliveryBenchmark"
 
-    collector = subprocess.Popen([sys.executable, os.path.join(HERE, "collector.py"), "--check-order"],
+    collector = subprocess.Popen([sys.executable, os.path.join(HERE, "collector.py")],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     port = wait_for_line(collector, "PORT", 10)
     burners = [multiprocessing.Process(target=burn, daemon=True) for _ in range(2 if args.busy else 0)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Load test of the sample server: wrk → ServerApp (one tenant, one `track` per request) →
-the counting collector, all on this machine. Prints requests, events delivered, loss,
+the counting collector (the package's LoadCollector), all on this machine. Prints requests, events delivered, loss,
 duplicates, server CPU per request, RSS, the largest gap between batches and the SIGTERM drain.
 
   python3 Samples/ServerApp/LoadTest/loadtest.py [--duration 60] [--connections 32]
@@ -96,7 +96,8 @@ def main():
     args = parser.parse_args()
     ensure_wrk()
     if not args.skip_build:
-        subprocess.run(["swift", "build", "-c", "release", "--package-path", PACKAGE, "--product", "ServerApp"], check=True)
+        for product in ("ServerApp", "LoadCollector"):
+            subprocess.run(["swift", "build", "-c", "release", "--package-path", PACKAGE, "--product", product], check=True)
     binary = subprocess.run(["swift", "build", "-c", "release", "--package-path", PACKAGE, "--show-bin-path"],
                             check=True, capture_output=True, text=True).stdout.strip() + "/ServerApp"
     if args.pairs:
@@ -135,7 +136,7 @@ def run(args, binary):
     """One run: starts the collector and the server, drives wrk against it, stops the server
     with SIGTERM and returns the figures."""
     storage = tempfile.mkdtemp(prefix="metarouter-load-")
-    collector = subprocess.Popen([sys.executable, os.path.join(HERE, "collector.py"), "--fail-until", str(args.outage)],
+    collector = subprocess.Popen([os.path.join(os.path.dirname(binary), "LoadCollector"), "--fail-until", str(args.outage)],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     server = None
     try:
