@@ -68,6 +68,25 @@ import Testing
         #expect(!startsEmpty && empty.phase == .idle)
     }
 
+    /// With an hour-long pause, an operation and prompt work submitted while the executor pauses
+    /// after an event still run: only the pause-ending signal can get them there before the
+    /// test's own deadline.
+    @Test func operationsAndPromptWorkEndAPauseEarly() {
+        let executor = PipelineExecutor(label: "test.executor.pause", pause: 3_600)
+        let paused = DispatchSemaphore(value: 0)
+        let ran = DispatchSemaphore(value: 0)
+        executor.submit(.event(PreparedEvent(Event(type: .track, event: "first"))))
+        // Runs after the event, in the same drain; the drain then finds the ingress empty and pauses.
+        executor.submit(.operation { _ in paused.signal() })
+        #expect(paused.wait(timeout: .now() + 60) == .success)
+        // Another event makes sure the drain ran events since its operation, so it pauses.
+        executor.submit(.event(PreparedEvent(Event(type: .track, event: "second"))))
+        executor.submit(.operation { _ in ran.signal() })
+        #expect(ran.wait(timeout: .now() + 60) == .success)
+        executor.submitPromptly { _ in ran.signal() }
+        #expect(ran.wait(timeout: .now() + 60) == .success)
+    }
+
     @Test func aTrickleOfEventsAndOperationsArrivesInOrderThroughPauses() async {
         let capture = CapturingDestination()
         let client = makeClient([capture])

@@ -50,6 +50,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
 
     let timeline = Timeline()
     private let maxPendingEvents: Int
+    /// Seconds a drain waits for more events after running some (``ExecutorActivity/pause``).
+    private let pause: Double
     private let queue: DispatchQueue
     private let ingress: Locked<Ingress>
     /// Ends a pause early (``ExecutorActivity/Wake/endPause``); signalled once per pause at most.
@@ -59,8 +61,10 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     private let marker = DispatchSpecificKey<ObjectIdentifier>()
 
     /// An executor; a `held` one keeps commands in order and runs none until ``release()``.
-    init(label: String, held: Bool = false, maxPendingEvents: Int = 50_000) {
+    /// `pause` is for tests, which lengthen it to show what ends a pause early.
+    init(label: String, held: Bool = false, maxPendingEvents: Int = 50_000, pause: Double = ExecutorActivity.pause) {
         self.maxPendingEvents = max(1, maxPendingEvents)
+        self.pause = pause
         queue = DispatchQueue(label: label, qos: .utility)
         ingress = Locked(Ingress(held: held))
         queue.setSpecific(key: marker, value: ObjectIdentifier(self))
