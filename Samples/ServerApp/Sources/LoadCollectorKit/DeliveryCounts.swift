@@ -1,15 +1,22 @@
 /// What the load test's collector saw: requests, accepted batches, events, each message id once,
 /// duplicates, refusals and the largest gap between two accepted batches.
 public struct DeliveryCounts: Sendable {
+    /// Requests received, refused ones included.
     public private(set) var requests = 0
+    /// Batches accepted.
     public private(set) var acceptedBatches = 0
+    /// Events in the accepted batches, duplicates included.
     public private(set) var events = 0
+    /// Events whose message id had been accepted before.
     public private(set) var duplicates = 0
+    /// Requests answered 503 (the outage).
     public private(set) var refused = 0
+    /// The largest gap between two accepted batches, in seconds.
     public private(set) var maxGapSeconds = 0.0
     private var seen = MessageIDSet()
     private var lastAccepted: Double?
 
+    /// No requests yet.
     public init() {}
 
     /// Distinct message ids accepted so far.

