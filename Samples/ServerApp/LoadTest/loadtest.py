@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Load test of the sample server: wrk → ServerApp (one tenant, one `track` per request) →
-the counting collector (the package's LoadCollector), all on this machine. Prints requests, events delivered, loss,
-duplicates, server CPU per request, RSS, the largest gap between batches and the SIGTERM drain.
+the counting collector (the package's LoadCollector), all on this machine. Prints requests,
+events delivered, loss, duplicates, server CPU per request, RSS, the largest gap between
+batches and the SIGTERM drain.
 
   python3 Samples/ServerApp/LoadTest/loadtest.py [--duration 60] [--connections 32]
         [--outage 20] [--restart] [--no-analytics] [--pairs N] [--skip-build]
