@@ -234,30 +234,33 @@ final class SegmentFiles {
         if descriptor >= 0 { fsync(descriptor) }
     }
 
+    /// Hands over the finished segments' descriptors, which the caller makes durable.
+    private func takeFinished() -> [Int32] {
+        defer { finished = [] }
+        return finished.map(\.descriptor)
+    }
+
+    /// `fsync`s and closes finished segments' descriptors, counting them as synced.
+    private static func makeDurable(_ descriptors: [Int32], counting counts: Locked<(synced: Int, discarded: Int)>) {
+        for descriptor in descriptors {
+            fsync(descriptor)
+            close(descriptor)
+        }
+        counts.withLock { $0.synced += descriptors.count }
+    }
+
     /// Flushes and closes the finished segments, waiting.
     private func syncFinished() {
-        for segment in finished {
-            fsync(segment.descriptor)
-            close(segment.descriptor)
-        }
-        finishedCounts.withLock { $0.synced += finished.count }
-        finished = []
+        Self.makeDurable(takeFinished(), counting: finishedCounts)
     }
 
     /// Flushes the finished segments (closing them) and the active segment to stable storage
     /// on ``syncQueue``, without waiting.
     func syncInBackground() {
         if !finished.isEmpty {
-            let descriptors = finished.map(\.descriptor)
+            let descriptors = takeFinished()
             let counts = finishedCounts
-            finished = []
-            syncQueue.async {
-                for descriptor in descriptors {
-                    fsync(descriptor)
-                    close(descriptor)
-                }
-                counts.withLock { $0.synced += descriptors.count }
-            }
+            syncQueue.async { Self.makeDurable(descriptors, counting: counts) }
         }
         let alreadyPending = syncPending.withLock { pending -> Bool in
             defer { pending = true }

@@ -4,7 +4,7 @@
 /// kept to 16 bytes without a string's allocation or hashing. Two different ids sharing a
 /// fingerprint would count as a duplicate (and, the unique count then being one short, as a lost
 /// event): the fingerprint can only raise a false alarm, never hide a loss.
-public struct MessageID: Hashable, Sendable {
+public struct MessageID: Equatable, Sendable {
     let high: UInt64
     let low: UInt64
 
