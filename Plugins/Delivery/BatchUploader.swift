@@ -158,8 +158,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     }
 
     /// The state for `getDebugInfo`.
-    public func status(at now: Date) -> Status {
-        Status(
+    public func status() -> Status {
+        let now = analytics?.configuration.clock.uptime() ?? 0
+        return Status(
             queueLength: store.count, circuitState: breaker.state,
             circuitRemainingMs: Int((breaker.remainingCooldown(at: now) * 1000).rounded(.up)),
             flushInFlight: inFlight != nil, maxBatchSize: batchSize, disabled: disabled)
@@ -169,7 +170,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
 
     private func sendNext() {
         guard !disabled, inFlight == nil, retryTimer == nil, let analytics else { return resolveIfIdle() }
-        let now = analytics.configuration.clock.now()
+        let now = analytics.configuration.clock.uptime()
         guard breaker.allowsRequest(at: now) else { return scheduleRetry(after: breaker.remainingCooldown(at: now)) }
         guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
             draining = false
@@ -185,7 +186,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         var headers = format.headers
         headers["Idempotency-Key"] = batch.idempotencyKey
         if tracing { headers["Trace"] = "true" }
-        var body = format.body(for: batch.events, sentAt: now)
+        var body = format.body(for: batch.events, sentAt: analytics.configuration.clock.now())
         if options.gzip, let compressed = Gzip.compress([UInt8](body)) {
             body = Data(compressed)
             headers["Content-Encoding"] = "gzip"
@@ -205,8 +206,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
         defer { scheduleCommit() }
         inFlight = nil
-        let now = analytics.configuration.clock.now()
-        let verdict = ResponseClassifier.verdict(for: outcome, now: now)
+        let now = analytics.configuration.clock.uptime()
+        let verdict = ResponseClassifier.verdict(for: outcome, now: analytics.configuration.clock.now())
         if current.abandoned { return settleAbandoned(batch, verdict: verdict) }
         if case .retry = verdict {} else if case .throttled = verdict {} else { retryDelay = options.initialRetryDelay }
         switch verdict {
@@ -233,7 +234,12 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             // The seed's rule: wait = max(Retry-After, breaker, 1 s).
             breaker.recordFailure(at: now)
             statsBox.withLock { $0.retries += 1 }
-            let wait = max(retryAfter ?? 0, breaker.remainingCooldown(at: now), 1)
+            let asked = retryAfter ?? 0
+            if asked > ResponseClassifier.retryAfterCeiling {
+                analytics.logger.warning(
+                    "sdk.retry_after_capped: the host asked to wait \(asked.isFinite ? String(format: "%.0f", asked) : "forever") s; waiting the \(Int(ResponseClassifier.retryAfterCeiling)) s ceiling instead")
+            }
+            let wait = max(min(asked, ResponseClassifier.retryAfterCeiling), breaker.remainingCooldown(at: now), 1)
             describeFailure(outcome, batch: batch, wait: wait)
             scheduleRetry(after: wait)
         case .tooLarge:
@@ -317,7 +323,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
 
     private func checkWatchdog() {
         guard let analytics else { return }
-        switch watchdog.fired(started: inFlight?.started, now: analytics.configuration.clock.now()) {
+        switch watchdog.fired(started: inFlight?.started, now: analytics.configuration.clock.uptime()) {
         case .idle: break
         case .remaining(let delay): armWatchdog(after: delay)
         case .expired:
@@ -352,7 +358,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         onPermanentFailure?(PermanentFailure(reason: reason, status: status, events: events))
         guard let analytics else { return }
         if reason == .queueFull {
-            let now = analytics.configuration.clock.now().timeIntervalSinceReferenceDate
+            let now = analytics.configuration.clock.uptime()
             if let count = evictionReports.add(events.count, at: now) {
                 analytics.logger.warning("sdk.queue_full: dropped \(count) event(s) since the last report: \(reason.rawValue)")
             }
@@ -375,7 +381,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// The request in flight: at most one per uploader, across resets too.
     private struct InFlight {
         let attempt: Int
-        let started: Date
+        /// Monotonic seconds.
+        let started: TimeInterval
         let batch: PendingBatch
         /// A reset dropped the queue while this was in flight: its answer only reports it.
         var abandoned = false

@@ -4,6 +4,9 @@ import Foundation
 /// `failureThreshold` consecutive failures it opens for a cooldown (with jitter); after the
 /// cooldown one probe is let through (half-open); the probe's success closes it, its failure
 /// reopens it with the cooldown doubled up to `maxCooldown`.
+///
+/// Times are readings of a monotonic clock (``AnalyticsClock/uptime()``), so a wall clock set
+/// back or forward neither holds the breaker open nor ends its cooldown early.
 public struct CircuitBreaker: Sendable {
     /// The breaker's state, as `getDebugInfo` reports it.
     public enum State: String, Sendable {
@@ -37,7 +40,7 @@ public struct CircuitBreaker: Sendable {
     /// Failures since the last success.
     public private(set) var consecutiveFailures = 0
     private var nextCooldown: TimeInterval
-    private var openUntil: Date?
+    private var openUntil: TimeInterval?
     private let random: @Sendable () -> Double
 
     /// A closed breaker. `random` returns values in `-1...1` that scale the jitter.
@@ -47,8 +50,9 @@ public struct CircuitBreaker: Sendable {
         nextCooldown = policy.cooldown
     }
 
-    /// Whether a request may go now; an expired cooldown turns the breaker half-open.
-    public mutating func allowsRequest(at now: Date) -> Bool {
+    /// Whether a request may go at `now` (monotonic seconds); an expired cooldown turns the
+    /// breaker half-open.
+    public mutating func allowsRequest(at now: TimeInterval) -> Bool {
         switch state {
         case .closed, .halfOpen:
             return true
@@ -59,10 +63,11 @@ public struct CircuitBreaker: Sendable {
         }
     }
 
-    /// Seconds until the breaker lets a probe through (0 unless open).
-    public func remainingCooldown(at now: Date) -> TimeInterval {
+    /// Seconds until the breaker lets a probe through (0 unless open), at `now` (monotonic
+    /// seconds).
+    public func remainingCooldown(at now: TimeInterval) -> TimeInterval {
         guard state == .open, let openUntil else { return 0 }
-        return max(0, openUntil.timeIntervalSince(now))
+        return max(0, openUntil - now)
     }
 
     /// A request succeeded (or was answered in a way that says the server is healthy).
@@ -73,12 +78,13 @@ public struct CircuitBreaker: Sendable {
         openUntil = nil
     }
 
-    /// A request failed in a way that says the server is unhealthy.
-    public mutating func recordFailure(at now: Date) {
+    /// A request failed, at `now` (monotonic seconds), in a way that says the server is
+    /// unhealthy.
+    public mutating func recordFailure(at now: TimeInterval) {
         consecutiveFailures += 1
         guard state == .halfOpen || consecutiveFailures >= policy.failureThreshold else { return }
         let spread = 1 + policy.jitter * max(-1, min(1, random()))
-        openUntil = now.addingTimeInterval(nextCooldown * spread)
+        openUntil = now + nextCooldown * spread
         state = .open
         nextCooldown = min(policy.maxCooldown, nextCooldown * 2)
     }

@@ -32,11 +32,12 @@ struct RequestWatchdog {
         timer = clock.schedule(after: delay, check)
     }
 
-    /// Called by the check, on the executor, with the start of the request in flight (if any).
-    mutating func fired(started: Date?, now: Date) -> Finding {
+    /// Called by the check, on the executor, with the start of the request in flight (if any),
+    /// both in monotonic seconds.
+    mutating func fired(started: TimeInterval?, now: TimeInterval) -> Finding {
         timer = nil
         guard let started else { return .idle }
-        let waited = now.timeIntervalSince(started)
+        let waited = now - started
         return waited >= limit ? .expired : .remaining(limit - waited)
     }
 

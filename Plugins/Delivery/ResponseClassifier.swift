@@ -19,6 +19,11 @@ public enum DeliveryVerdict: Sendable, Hashable {
 
 /// Maps HTTP outcomes to ``DeliveryVerdict``s.
 public enum ResponseClassifier {
+    /// The longest a `Retry-After` makes delivery wait, in seconds: a server's answer is
+    /// hostile input, and one `Retry-After: 999999999` must not stall an instance for years.
+    /// Longer values, and values no clock can reach, wait this long.
+    package static let retryAfterCeiling: TimeInterval = 300
+
     /// The verdict for a response, or for the error that prevented one.
     public static func verdict(for outcome: Result<TransportResponse, any Error>, now: Date) -> DeliveryVerdict {
         switch outcome {
@@ -37,10 +42,12 @@ public enum ResponseClassifier {
         }
     }
 
-    /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP-date.
+    /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP-date, as the
+    /// server said it (an endless value as `.infinity`); the uploader applies
+    /// ``retryAfterCeiling``.
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return seconds }
+        if let seconds = Double(trimmed), !seconds.isNaN, seconds >= 0 { return seconds }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")

@@ -74,7 +74,7 @@ public final class PIIScrubPlugin: EventPlugin {
     private func note(_ count: Int) {
         scrubbedCount += count
         guard let analytics, analytics.logger.minimumLevel <= .debug else { return }
-        let now = analytics.configuration.clock.now().timeIntervalSinceReferenceDate
+        let now = analytics.configuration.clock.uptime()
         if let total = reports.add(count, at: now) {
             analytics.logger.debug("sdk.pii_scrubbed: \(total) value(s) scrubbed since the last report")
         }

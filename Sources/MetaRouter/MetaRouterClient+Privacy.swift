@@ -98,10 +98,9 @@ extension MetaRouterClient {
     /// Only the instance's own storage is touched: its log deletes the segment files it
     /// created, and its key-value store loses the keys the plugins own.
     public func forget() async -> ForgetReport {
-        let clock = client.configuration.clock
         let storage = client.configuration.storage
         let report = await onExecutor { timeline in
-            let queued = timeline.find(MetaRouterDestination.self)?.uploader?.status(at: clock.now()).queueLength ?? 0
+            let queued = timeline.find(MetaRouterDestination.self)?.uploader?.status().queueLength ?? 0
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
                 .contains { storage.string(forKey: $0) != nil }
             let consent = timeline.find(ConsentPlugin.self)?.forget() ?? false

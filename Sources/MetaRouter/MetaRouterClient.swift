@@ -140,7 +140,6 @@ public final class MetaRouterClient: AnalyticsInterface {
 
     /// The seed's debug fields, read on the executor so they are consistent with each other.
     public func getDebugInfo() async -> DebugInfo {
-        let clock = client.configuration.clock
         let snapshot = await onExecutor { timeline -> DebugInfoParts in
             let identity = timeline.find(IdentityPlugin.self)
             let destination = timeline.find(MetaRouterDestination.self)
@@ -148,7 +147,7 @@ public final class MetaRouterClient: AnalyticsInterface {
             return DebugInfoParts(
                 anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
                 advertisingId: timeline.find(AdvertisingIDPlugin.self)?.advertisingId,
-                delivery: uploader?.status(at: clock.now()), tracing: uploader?.tracing ?? false,
+                delivery: uploader?.status(), tracing: uploader?.tracing ?? false,
                 stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
                 rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit,
                 consent: timeline.find(ConsentPlugin.self)?.state ?? .granted,

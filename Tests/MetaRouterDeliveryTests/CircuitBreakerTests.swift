@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct CircuitBreakerTests {
     @Test func opensAfterThresholdAndCoolsDownWithJitterBounds() {
-        let start = Date(timeIntervalSince1970: 0)
+        let start: TimeInterval = 0
         for jitter in [-1.0, 0, 1] {
             var breaker = CircuitBreaker(random: { jitter })
             breaker.recordFailure(at: start)
@@ -19,22 +19,22 @@ import Testing
 
     @Test func halfOpenProbeFailureDoublesCooldownUpToTheMaximum() {
         var breaker = CircuitBreaker(random: { 0 })
-        var now = Date(timeIntervalSince1970: 0)
+        var now: TimeInterval = 0
         for _ in 0..<3 { breaker.recordFailure(at: now) }
         var cooldowns: [TimeInterval] = []
         for _ in 0..<6 {
             let remaining = breaker.remainingCooldown(at: now)
             cooldowns.append(remaining)
-            let early = breaker.allowsRequest(at: now.addingTimeInterval(remaining - 0.001))
+            let early = breaker.allowsRequest(at: now + remaining - 0.001)
             #expect(!early)
-            now = now.addingTimeInterval(remaining)
+            now += remaining
             let due = breaker.allowsRequest(at: now)
             #expect(due)
             #expect(breaker.state == .halfOpen)
             breaker.recordFailure(at: now)
         }
         #expect(cooldowns == [10, 20, 40, 80, 120, 120])
-        now = now.addingTimeInterval(breaker.remainingCooldown(at: now))
+        now += breaker.remainingCooldown(at: now)
         let probe = breaker.allowsRequest(at: now)
         #expect(probe)
         breaker.recordSuccess()

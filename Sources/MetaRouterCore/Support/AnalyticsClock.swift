@@ -9,11 +9,23 @@ public protocol ScheduledWork: Sendable {
 
 /// The source of time for everything the SDK schedules: retry delays, the circuit breaker,
 /// flush intervals. Tests inject ``ManualClock`` (in MetaRouterTesting) to run in milliseconds.
+///
+/// Two readings: ``now()`` is the wall clock, which stamps events and may jump either way when
+/// the user or NTP sets it; ``uptime()`` only moves forward, at the pace of ``schedule(after:_:)``,
+/// and is what every wait (retry delays, the breaker's cooldown, the request watchdog) measures.
 public protocol AnalyticsClock: Sendable {
-    /// The current time.
+    /// The current wall-clock time.
     func now() -> Date
+    /// Seconds on a clock that never goes back and ignores changes to the wall clock, from an
+    /// arbitrary origin.
+    func uptime() -> TimeInterval
     /// Runs `work` once, `delay` seconds from now, on some thread of the clock's choosing.
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
+}
+
+extension AnalyticsClock {
+    /// A clock that only gives the wall clock waits by it.
+    public func uptime() -> TimeInterval { now().timeIntervalSinceReferenceDate }
 }
 
 /// Wall-clock time with Dispatch timers: no run loop or main queue needed, so it works in a
@@ -26,6 +38,9 @@ public struct SystemClock: AnalyticsClock {
 
     /// `Date()`.
     public func now() -> Date { Date() }
+
+    /// Dispatch's monotonic clock, the one its timers run on.
+    public func uptime() -> TimeInterval { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// A one-shot Dispatch timer on a utility queue. Cancelling it releases `work` at once (a
     /// cancelled `asyncAfter` work item would keep it, and what it captured, until its deadline).

@@ -42,11 +42,10 @@ struct DeliveryHarness {
 
     /// The uploader's state, read on the executor.
     func status() async -> BatchUploader.Status {
-        let clock = client.configuration.clock
-        return await withCheckedContinuation { continuation in
+        await withCheckedContinuation { continuation in
             client.perform { timeline in
                 let uploader = timeline.find(MetaRouterDestination.self)?.uploader
-                continuation.resume(returning: uploader!.status(at: clock.now()))
+                continuation.resume(returning: uploader!.status())
             }
         }
     }
