@@ -86,7 +86,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
             return InMemoryEventStore(capacity: options.maxQueueEvents)
         }
         do {
-            let store = try DiskEventStore(options: disk, now: analytics.configuration.clock.now(), logger: analytics.logger)
+            let store = try DiskEventStore(options: disk, clock: analytics.configuration.clock, logger: analytics.logger)
             let report = store.recovery
             recovery = report
             if report.isNoteworthy {

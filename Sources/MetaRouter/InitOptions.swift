@@ -78,8 +78,10 @@ public struct InitOptions: Sendable {
     /// Bytes of event payload kept on disk at most (default 50 MB), so an offline device never
     /// fills its disk; the oldest go first.
     public var maxDiskBytes = 50 * 1024 * 1024
-    /// Seconds an event may wait on disk (default 7 days, must be > 0): older events are dropped,
-    /// counted in the recovery report, when the log is opened at the next start.
+    /// Seconds an event may wait on this device (default 7 days, must be > 0), counted from when
+    /// it was queued, not from its timestamp, and not by the wall clock alone: events that have
+    /// waited longer are dropped, counted in the recovery report, when the log is opened at the
+    /// next start.
     public var maxDiskAgeSeconds: TimeInterval = 7 * 24 * 3600
     /// The consent in force until `setConsent(_:)` changes it (both channels granted by
     /// default, as in the seed). A consent set at run time is persisted and wins over this at

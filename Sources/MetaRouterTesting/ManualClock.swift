@@ -31,6 +31,7 @@ public final class ManualClock: AnalyticsClock {
     }
 
     private let state: Locked<State>
+    private let boot = UUID().uuidString
 
     /// A clock reading `start`.
     public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
@@ -91,4 +92,10 @@ public final class ManualClock: AnalyticsClock {
 private struct ManualWork: ScheduledWork {
     let onCancel: @Sendable () -> Void
     func cancel() { onCancel() }
+}
+
+extension ManualClock: BootSessionClock {
+    /// One boot per clock: a log reopened with the same clock is on the same boot, one opened
+    /// with another clock is after a restart of the device.
+    package var bootSession: String? { boot }
 }

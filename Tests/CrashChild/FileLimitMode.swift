@@ -33,7 +33,7 @@ func runFileLimitMode(directory: String, limit: Int) {
     }
     var options = DiskEventStore.Options(directory: URL(fileURLWithPath: directory))
     options.segmentBytes = 64 * 1024 * 1024
-    guard let store = try? DiskEventStore(options: options, now: Date(), logger: AnalyticsLogger(sink: Recording(logs: logs))) else {
+    guard let store = try? DiskEventStore(options: options, logger: AnalyticsLogger(sink: Recording(logs: logs))) else {
         say("cannot open the log")
         exit(1)
     }

@@ -8,6 +8,7 @@ import Testing
 /// the segments, verified, in order, through evictions, releases, restarts and damage.
 @Suite struct DiskEventStoreResidencyTests {
     private let now = Date(timeIntervalSince1970: 1_800_000_000)
+    private let clock = ManualClock(start: Date(timeIntervalSince1970: 1_800_000_000))
 
     private func event(_ index: Int) -> QueuedEvent {
         QueuedEvent(
@@ -20,7 +21,7 @@ import Testing
         options.residentBytes = 2_000
         options.segmentBytes = 16 * 1024
         configure(&options)
-        return try DiskEventStore(options: options, now: now)
+        return try DiskEventStore(options: options, clock: clock)
     }
 
     private func fill(_ store: DiskEventStore, _ range: Range<Int>) {

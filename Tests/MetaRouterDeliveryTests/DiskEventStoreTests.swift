@@ -6,6 +6,7 @@ import Testing
 
 @Suite struct DiskEventStoreTests {
     private let now = Date(timeIntervalSince1970: 1_800_000_000)
+    private let clock = ManualClock(start: Date(timeIntervalSince1970: 1_800_000_000))
 
     private func event(_ index: Int, age: TimeInterval = 0, size: Int = 40) -> QueuedEvent {
         QueuedEvent(
@@ -16,7 +17,7 @@ import Testing
     private func open(_ directory: URL, configure: (inout DiskEventStore.Options) -> Void = { _ in }) throws -> DiskEventStore {
         var options = DiskEventStore.Options(directory: directory)
         configure(&options)
-        return try DiskEventStore(options: options, now: now)
+        return try DiskEventStore(options: options, clock: clock)
     }
 
     private func drain(_ store: DiskEventStore) -> [String] {
@@ -43,8 +44,9 @@ import Testing
 
     @Test func recordsRoundTrip() {
         let records: [LogRecord] = [
-            .event(sequence: 7, timestampMillis: -5, messageId: "id", payload: [1, 2, 3]),
+            .event(sequence: 7, timestampMillis: -5, storedMillis: -5, messageId: "id", payload: [1, 2, 3]),
             .removed([1...3, 9...9]), .batch(key: "key", ranges: [4...6]),
+            .clock(boot: "boot", offsetMillis: -7, wallOffsetMillis: 1 << 40),
         ]
         let bytes = LogRecord.fileHeader + records.flatMap { $0.encoded() }
         #expect(SegmentReader.read(bytes).records.map(\.record) == records)
@@ -121,8 +123,9 @@ import Testing
         }
         let file = try #require(try segmentFiles(directory.url).last)
         var bytes = try [UInt8](Data(contentsOf: file))
-        let secondRecordPayload = LogRecord.fileHeader.count + (bytes.count - LogRecord.fileHeader.count) / 5 + 30
-        bytes[secondRecordPayload] ^= 0xFF
+        let events = SegmentReader.read(bytes).records.filter { if case .event = $0.record { true } else { false } }
+        #expect(events.count == 5)
+        bytes[events[1].offset + LogRecord.headerSize + 30] ^= 0xFF
         try Data(bytes).write(to: file)
         let reopened = try open(directory.url)
         #expect(reopened.recovery.corruptRecords == 1)
@@ -153,15 +156,17 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: future.path))
     }
 
-    @Test func eventsOlderThanSevenDaysAreDroppedOnRecovery() throws {
+    @Test func eventsOnTheDeviceForMoreThanSevenDaysAreDroppedOnRecovery() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         do {
             let store = try open(directory.url)
-            _ = store.append(event(1, age: 8 * 24 * 3600))
-            _ = store.append(event(2, age: 6 * 24 * 3600))
+            _ = store.append(event(1))
+            clock.advance(by: 2 * 24 * 3600)
+            _ = store.append(event(2))
             store.commit()
         }
+        clock.advance(by: 6 * 24 * 3600)
         let reopened = try open(directory.url)
         #expect(reopened.recovery.expired == 1)
         #expect(drain(reopened) == ["m-2"])

@@ -19,7 +19,7 @@ import Glibc
     }
 
     private func open(_ directory: URL) throws -> DiskEventStore {
-        try DiskEventStore(options: DiskEventStore.Options(directory: directory), now: now)
+        try DiskEventStore(options: DiskEventStore.Options(directory: directory))
     }
 
     private func drain(_ store: DiskEventStore) -> [String] {
@@ -53,11 +53,11 @@ import Glibc
         func path(_ name: String) -> String { events.appendingPathComponent(name).path }
 
         // A name whose id would overflow, and one that is merely too large to be ours.
-        try write([.event(sequence: 1_000, timestampMillis: 0, messageId: "x", payload: [])], to: URL(fileURLWithPath: path("segment-ffffffffffffffff.log")))
+        try write([.event(sequence: 1_000, timestampMillis: 0, storedMillis: 0, messageId: "x", payload: [])], to: URL(fileURLWithPath: path("segment-ffffffffffffffff.log")))
         #expect(FileManager.default.createFile(atPath: path("segment-0001000000000000.log"), contents: Data()))
         // Hostile numbers inside well-formed records.
         try write([
-            .event(sequence: UInt64.max, timestampMillis: Int64.max, messageId: "huge", payload: [1]),
+            .event(sequence: UInt64.max, timestampMillis: Int64.max, storedMillis: Int64.max, messageId: "huge", payload: [1]),
             .removed([0...(UInt64.max - 1)]),
             .batch(key: "k", ranges: [0...(1 << 47)]),
         ], to: URL(fileURLWithPath: path("segment-00000000000000f0.log")))

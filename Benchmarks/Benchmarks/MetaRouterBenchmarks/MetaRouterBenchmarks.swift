@@ -187,7 +187,7 @@ let benchmarks: @Sendable () -> Void = {
     ) { benchmark in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date()) else { return }
+        guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory)) else { return }
         let payload = sampleEventPayload()
         var payloadBytes = 0
         for index in 0..<100_000 {
@@ -204,7 +204,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("disk log append + grouped commit", configuration: .init(scalingFactor: .kilo, maxIterations: 200)) { benchmark in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date()) else { return }
+        guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory)) else { return }
         let payload = sampleEventPayload()
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations {
@@ -224,12 +224,12 @@ let benchmarks: @Sendable () -> Void = {
         defer { try? FileManager.default.removeItem(at: directory) }
         let payload = sampleEventPayload()
         do {
-            guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date()) else { return }
+            guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory)) else { return }
             for _ in 0..<10_000 { _ = store.append(QueuedEvent(messageId: "\(UUID().uuidString)", timestamp: Date(), payload: payload)) }
             store.sync()
         }
         benchmark.startMeasurement()
-        let reopened = try? DiskEventStore(options: DiskEventStore.Options(directory: directory), now: Date())
+        let reopened = try? DiskEventStore(options: DiskEventStore.Options(directory: directory))
         benchmark.stopMeasurement()
         blackHole(reopened?.count)
     }

@@ -2,12 +2,13 @@ import Foundation
 import MetaRouterCore
 
 extension DiskEventStore {
-    /// Reads every segment one at a time, rebuilds the queue's index, applies age and caps,
-    /// and starts a fresh segment for new records. Survivors stay in the segments that hold
+    /// Reads every segment one at a time, rebuilds the queue's index, resumes the device time,
+    /// applies age and caps, and starts a fresh segment for new records. Survivors stay in the segments that hold
     /// them and are read back when batched, so opening a large backlog does not hold it all in
     /// memory; what age and caps dropped is logged as removed, so it stays dropped.
-    func recover(now: Date) throws {
+    func recover() throws {
         var report = RecoveryReport()
+        var previous = DeviceTime.Previous()
         var found: [UInt64: (entry: Entry, millis: Int64)] = [:]
         var lastBatch: (key: String, sequences: [UInt64])?
         var readable: [SegmentFiles.Segment] = []
@@ -35,12 +36,15 @@ extension DiskEventStore {
             readable.append(segment)
             for located in contents.records {
                 switch located.record {
-                case .event(let sequence, let millis, _, let payload):
+                case .event(let sequence, _, let millis, _, let payload):
                     let entry = Entry(
                         sequence: sequence, segment: segment.id, offset: located.offset, length: Int32(located.length),
                         payloadCount: Int32(clamping: payload.count), event: nil)
                     found[sequence] = (entry, millis)
                     nextSequence = max(nextSequence, sequence + 1)
+                    previous.latestMillis = max(previous.latestMillis ?? millis, millis)
+                case .clock(let boot, let offset, let wallOffset):
+                    previous.clock = DeviceTime(boot: boot.isEmpty ? nil : boot, offsetMillis: offset, wallOffsetMillis: wallOffset)
                 case .removed(let ranges):
                     for range in ranges {
                         if range.count < found.count {
@@ -58,7 +62,10 @@ extension DiskEventStore {
         }
         let ordered = found.values.sorted { $0.entry.sequence < $1.entry.sequence }
         found = [:]
-        let oldest = Timestamp.epochMillis(now.addingTimeInterval(-options.maxAge))
+        deviceTime = DeviceTime.resume(
+            previous, boot: (clock as? any BootSessionClock)?.bootSession, wall: clock.now(), uptime: clock.uptime())
+        let maxAgeMillis = options.maxAge.isFinite ? Int64(max(0, min(options.maxAge, 1e12)) * 1000) : Int64.max / 2
+        let oldest = deviceTime.millis(atUptime: clock.uptime()).subtractingReportingOverflow(maxAgeMillis).partialValue
         var dropped: [UInt64] = []
         var kept: [Entry] = []
         kept.reserveCapacity(ordered.count)
@@ -78,7 +85,7 @@ extension DiskEventStore {
         report.recovered = kept.count
 
         files.adopt(readable)
-        try files.startSegment(id: nextSequence)
+        try startSegment()
         entries = kept
         for entry in kept { liveBySegment[entry.segment, default: 0] += 1 }
         payloadBytes = bytes

@@ -97,7 +97,7 @@ extension DiskEventStore {
     }
 
     private func decode(_ entry: Entry, in bytes: [UInt8], at offset: Int) -> QueuedEvent? {
-        guard case .record(.event(let sequence, let millis, let messageId, let payload), _) = SegmentReader.parse(bytes[...], at: offset),
+        guard case .record(.event(let sequence, let millis, _, let messageId, let payload), _) = SegmentReader.parse(bytes[...], at: offset),
             sequence == entry.sequence
         else { return nil }
         return QueuedEvent(messageId: messageId, timestamp: Date(timeIntervalSince1970: Double(millis) / 1000), payload: payload)

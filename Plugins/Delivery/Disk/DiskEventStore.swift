@@ -11,7 +11,7 @@ import MetaRouterCore
 ///   record); a batch's `Idempotency-Key` is logged with its events, so a batch interrupted by a
 ///   crash is re-sent after restart with the same key.
 /// - Opening recovers the log: damaged records and torn tails are skipped and counted, events
-///   older than ``Options/maxAge`` are dropped, caps are applied oldest first, and the
+///   on this device for longer than ``Options/maxAge`` (``DeviceTime``) are dropped, caps are applied oldest first, and the
 ///   survivors stay where they are on disk; new records go to a fresh segment.
 /// - Segments whose events are all gone are deleted; only files this store names are touched.
 /// - Memory holds an index entry per queued event (~70 bytes) and the encoded bytes of at most
@@ -28,7 +28,9 @@ public final class DiskEventStore: EventStore {
         public var maxEvents = 10_000
         /// Payload bytes kept at most; the oldest go first.
         public var maxBytes = 50 * 1024 * 1024
-        /// Events older than this are dropped when the log is opened.
+        /// Events that have been on this device longer than this — measured from when each was
+        /// written to the log, not by its timestamp, and not by the wall clock alone — are
+        /// dropped when the log is opened.
         public var maxAge: TimeInterval = 7 * 24 * 3600
         /// A new segment is started once the active one is this large.
         public var segmentBytes = 1024 * 1024
@@ -87,6 +89,9 @@ public final class DiskEventStore: EventStore {
     let files: SegmentFiles
     private let lock: DirectoryLock
     let logger: AnalyticsLogger?
+    let clock: any AnalyticsClock
+    /// The time records are stamped with, fixed when the log is opened.
+    var deviceTime = DeviceTime(boot: nil, offsetMillis: 0, wallOffsetMillis: 0)
     var entries: [Entry] = []
     var head = 0
     var pending: (batch: PendingBatch, entries: [Entry])?
@@ -114,14 +119,16 @@ public final class DiskEventStore: EventStore {
     static let commitThreshold = 64 * 1024
 
     /// Opens (and recovers) the log in `options.directory`, or throws when another process
-    /// holds it or it cannot be created.
-    public init(options: Options, now: Date, logger: AnalyticsLogger? = nil) throws {
+    /// holds it or it cannot be created. `clock` measures how long records have been on the
+    /// device (``Options/maxAge``).
+    public init(options: Options, clock: any AnalyticsClock = SystemClock(), logger: AnalyticsLogger? = nil) throws {
         self.options = options
         self.logger = logger
+        self.clock = clock
         try StorageFiles.ensureDirectory(options.directory)
         lock = try DirectoryLock(directory: options.directory)
         files = SegmentFiles(directory: options.directory)
-        try recover(now: now)
+        try recover()
     }
 
     /// Events held, the pending batch included.
@@ -153,8 +160,8 @@ public final class DiskEventStore: EventStore {
         let segment = files.activeId ?? 0
         let start = buffer.count
         LogRecord.event(
-            sequence: sequence, timestampMillis: Timestamp.epochMillis(event.timestamp), messageId: event.messageId,
-            payload: event.payload
+            sequence: sequence, timestampMillis: Timestamp.epochMillis(event.timestamp),
+            storedMillis: deviceTime.millis(atUptime: clock.uptime()), messageId: event.messageId, payload: event.payload
         ).append(to: &buffer)
         entries.append(Entry(
             sequence: sequence, segment: segment, offset: start, length: Int32(buffer.count - start),
@@ -221,7 +228,7 @@ public final class DiskEventStore: EventStore {
         firstUncommittedSequence = nextSequence
         readAhead = nil
         do {
-            try files.startSegment(id: nextSequence)
+            try startSegment()
             files.deleteAllButActive()
         } catch {
             logger?.error("sdk.event_log_error: event log: \(error)")
@@ -256,7 +263,7 @@ public final class DiskEventStore: EventStore {
             buffer.removeAll(keepingCapacity: true)
             placeCommittedRecords(at: base)
             spillBeyondBudget()
-            if files.activeSize >= options.segmentBytes { try files.startSegment(id: nextSequence) }
+            if files.activeSize >= options.segmentBytes { try startSegment() }
         } catch {
             // A full disk or a failing write: the events stay queued in memory and the
             // records stay buffered for the next attempt.
@@ -269,6 +276,12 @@ public final class DiskEventStore: EventStore {
     public func sync() {
         commit()
         files.sync()
+    }
+
+    /// Starts a new segment with the device time its records are stamped with.
+    func startSegment() throws {
+        try files.startSegment(id: nextSequence)
+        try files.append(deviceTime.record.encoded())
     }
 
     func forget(_ removed: [Entry]) {

@@ -6,13 +6,18 @@ import Foundation
 /// `"MR"`, a type byte, a reserved byte, the payload length (UInt32 LE), the payload's CRC-32
 /// (UInt32 LE), then the payload. Integers are little-endian.
 enum LogRecord: Equatable {
-    /// An accepted event: its sequence number, timestamp (ms), messageId and encoded bytes.
-    case event(sequence: UInt64, timestampMillis: Int64, messageId: String, payload: [UInt8])
+    /// An accepted event: its sequence number, its timestamp (ms), the device time it was
+    /// written at (``DeviceTime``, ms), its messageId and encoded bytes. Records of type 1,
+    /// from before device time, carry only the timestamp, which stands in for both.
+    case event(sequence: UInt64, timestampMillis: Int64, storedMillis: Int64, messageId: String, payload: [UInt8])
     /// Events removed for good (delivered or dropped): inclusive sequence ranges.
     case removed([ClosedRange<UInt64>])
     /// A batch was formed: its key and its events' sequence numbers (inclusive ranges), so a
     /// batch interrupted by a crash is re-sent with the same key.
     case batch(key: String, ranges: [ClosedRange<UInt64>])
+    /// The device time of the records that follow (see ``DeviceTime``): the boot it was
+    /// measured on, device ms minus uptime ms, and wall-clock ms minus device ms.
+    case clock(boot: String, offsetMillis: Int64, wallOffsetMillis: Int64)
 
     static let fileHeader: [UInt8] = Array("MRLOG".utf8) + [0, 0, formatVersion]
     static let formatVersion: UInt8 = 1
@@ -21,9 +26,10 @@ enum LogRecord: Equatable {
 
     private var typeByte: UInt8 {
         switch self {
-        case .event: return 1
+        case .event: return 5
         case .removed: return 2
         case .batch: return 3
+        case .clock: return 4
         }
     }
 
@@ -52,10 +58,11 @@ enum LogRecord: Equatable {
 
     private func writePayload(into payload: inout [UInt8]) {
         switch self {
-        case .event(let sequence, let timestampMillis, let messageId, let bytes):
-            payload.reserveCapacity(payload.count + bytes.count + messageId.utf8.count + 20)
+        case .event(let sequence, let timestampMillis, let storedMillis, let messageId, let bytes):
+            payload.reserveCapacity(payload.count + bytes.count + messageId.utf8.count + 28)
             payload.appendInteger(sequence)
             payload.appendInteger(UInt64(bitPattern: timestampMillis))
+            payload.appendInteger(UInt64(bitPattern: storedMillis))
             Self.appendShortText(messageId, to: &payload)
             payload.append(contentsOf: bytes)
         case .removed(let ranges):
@@ -63,6 +70,10 @@ enum LogRecord: Equatable {
         case .batch(let key, let ranges):
             Self.appendShortText(key, to: &payload)
             Self.append(ranges, to: &payload)
+        case .clock(let boot, let offsetMillis, let wallOffsetMillis):
+            payload.appendInteger(UInt64(bitPattern: offsetMillis))
+            payload.appendInteger(UInt64(bitPattern: wallOffsetMillis))
+            Self.appendShortText(boot, to: &payload)
         }
     }
 
@@ -70,13 +81,21 @@ enum LogRecord: Equatable {
     static func decode(type: UInt8, payload: ArraySlice<UInt8>) -> LogRecord? {
         var reader = ByteReader(payload)
         switch type {
-        case 1:
+        case 1, 5:
             guard let sequence: UInt64 = reader.integer(), sequence < SegmentFiles.maximumId, let stamp: UInt64 = reader.integer(),
+                let stored: UInt64 = type == 1 ? stamp : reader.integer(),
                 let idLength: UInt16 = reader.integer(), let id = reader.bytes(Int(idLength))
             else { return nil }
             return .event(
-                sequence: sequence, timestampMillis: Int64(bitPattern: stamp),
+                sequence: sequence, timestampMillis: Int64(bitPattern: stamp), storedMillis: Int64(bitPattern: stored),
                 messageId: String(decoding: id, as: UTF8.self), payload: Array(reader.rest))
+        case 4:
+            guard let offset: UInt64 = reader.integer(), let wallOffset: UInt64 = reader.integer(),
+                let bootLength: UInt16 = reader.integer(), let boot = reader.bytes(Int(bootLength)), reader.isAtEnd
+            else { return nil }
+            return .clock(
+                boot: String(decoding: boot, as: UTF8.self), offsetMillis: Int64(bitPattern: offset),
+                wallOffsetMillis: Int64(bitPattern: wallOffset))
         case 2:
             return readRanges(&reader).map(LogRecord.removed)
         case 3:
