@@ -157,6 +157,12 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         (transport as? any InvalidatableHTTPTransport)?.invalidate()
     }
 
+    /// Queued events that are not on disk: all of them for a memory-only store, those a
+    /// faulted disk log could not write for ``DiskEventStore``.
+    package var undurableEvents: Int {
+        (store as? DiskEventStore)?.undurableCount ?? store.count
+    }
+
     /// The state for `getDebugInfo`.
     public func status() -> Status {
         let now = analytics?.configuration.clock.uptime() ?? 0

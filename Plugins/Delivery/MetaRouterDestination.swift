@@ -145,10 +145,18 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
 
     /// Flushes what is queued, then stops timers and calls `completion`.
     public func shutdown(completion: @escaping @Sendable () -> Void) {
-        guard let uploader else { return completion() }
+        shutdown { _ in completion() }
+    }
+
+    /// Flushes what is queued, then stops timers and calls `completion` with the number of
+    /// queued events that are not on disk.
+    package func shutdown(reportingUndurable completion: @escaping @Sendable (Int) -> Void) {
+        guard let uploader else { return completion(0) }
         uploader.flush { [uploader] in
             uploader.close()
-            completion()
+            completion(uploader.undurableEvents)
         }
     }
 }
+
+extension MetaRouterDestination: DurabilityReporting {}

@@ -99,7 +99,7 @@ enum ClientFactory {
             // After identity and context, so the rules see what will be sent.
             plugins.append(RemoteRulesPlugin(
                 options: remote, directory: directory.appendingPathComponent("rules", isDirectory: true),
-                transport: options.transport ?? HTTPTransports.standard(timeout: 30)))
+                transport: options.transport ?? HTTPTransports.standard(timeout: 30, maxResponseBytes: remote.maxBytes)))
         }
         if let signals = options.signals {
             plugins.append(SignalsPlugin(configuration: signals) { $0.find(IdentityPlugin.self)?.anonymousId })

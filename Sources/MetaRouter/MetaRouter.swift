@@ -85,7 +85,8 @@ public enum MetaRouter {
 
         /// ``shutdownAll()`` with a deadline: the instances shut down side by side, each
         /// delivering what it can within `timeout` seconds; what is left stays in their logs for
-        /// the next start. Returns whether every instance finished in time. A server gives it a
+        /// the next start. Returns whether every instance finished in time with every accepted
+        /// event delivered or on disk. A server gives it a
         /// few seconds less than its orchestrator's grace period (Kubernetes: 30 s).
         @discardableResult
         public static func shutdownAll(timeout: TimeInterval) async -> Bool {

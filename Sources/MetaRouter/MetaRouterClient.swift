@@ -131,6 +131,8 @@ public final class MetaRouterClient: AnalyticsInterface {
     /// Delivers or persists what is queued, stops timers, releases the event log and its lock,
     /// and forgets this instance: `instance(for:)` with the same write key then creates a new
     /// one, which reopens the same log. Waits at most `timeout` seconds for the plugins.
+    /// Returns `false` when a plugin ran out of time or accepted events could be neither
+    /// delivered nor written to disk.
     @discardableResult
     public func shutdown(timeout: TimeInterval) async -> Bool {
         let finished = await client.shutdown(timeout: timeout)

@@ -138,7 +138,9 @@ public final class RemoteRulesPlugin: Plugin {
             etag = response.headers["etag"]
             return
         }
-        guard response.body.count <= options.maxBytes else { return refuse(hash, "is \(response.body.count) bytes, above the limit of \(options.maxBytes)") }
+        guard !response.isTruncated, response.body.count <= options.maxBytes else {
+            return refuse(hash, "is more than \(options.maxBytes) bytes, the limit (the download stopped there)")
+        }
         if let expected = options.expectedSHA256?.lowercased(), expected != hash {
             return refuse(hash, "has SHA-256 \(hash), not the pinned \(expected)")
         }

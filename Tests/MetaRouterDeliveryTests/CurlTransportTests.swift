@@ -24,6 +24,30 @@ import Testing
         #expect(HTTPTransports.standard(timeout: 5) is CurlTransport)
     }
 
+    /// A body past the limit stops the download there and says so: 64 MiB offered, at most
+    /// the limit kept and a few socket buffers' worth sent.
+    @Test func aBodyPastTheLimitStopsTheDownloadAndIsReported() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        try await collector.script([ScriptedResponse(status: 200, body: "ruleset", padding: 64 << 20)])
+        let transport = try #require(CurlTransport(maxResponseBytes: 1 << 20))
+        let request = TransportRequest(url: collector.baseURL.appendingPathComponent("rules"), method: "GET", body: Data(), timeout: 30)
+        guard case .success(let response) = await send(transport, request) else {
+            Issue.record("the cut download was reported as a failure")
+            return
+        }
+        #expect(response.status == 200)
+        #expect(response.isTruncated)
+        #expect(response.body.count == 1 << 20)
+        #expect(try await collector.paddingSent() < 16 << 20)
+        // The handle is fine afterwards.
+        guard case .success(let next) = await send(transport, request) else {
+            Issue.record("the next request failed")
+            return
+        }
+        #expect(next.status == 200 && !next.isTruncated)
+    }
+
     @Test func everyRequestIsAnsweredOnAKeptConnection() async throws {
         let collector = try await Collector.start()
         defer { collector.stop() }

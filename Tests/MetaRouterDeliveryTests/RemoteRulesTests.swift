@@ -118,6 +118,28 @@ import Testing
         await instance.analytics.shutdown()
     }
 
+    /// A valid set followed by 8 MiB of newlines: the download stops at the limit and the cut
+    /// payload is refused like any bad one; the last good set stays.
+    @Test func anOversizedPayloadIsCutAndRefusedNotApplied() async throws {
+        let setting = try await Setting()
+        defer { setting.stop() }
+        let (server, ingestion, directory) = (setting.server, setting.ingestion, setting.directory)
+        try await server.script([
+            ScriptedResponse(status: 200, body: Self.rules(1)),
+            ScriptedResponse(status: 200, body: Self.rules(2), padding: 8 << 20),
+        ])
+        let instance = start(ruleServer: server.baseURL, ingestion: ingestion, directory: directory.url)
+        #expect(await instance.waitForRules { $0?.version == 1 })
+        instance.clock.advance(by: 900)
+        _ = try await server.waitFor { $0.count == 2 }
+        await instance.analytics.client.settle()
+        #expect(await instance.waitForRules { $0?.version == 1 })
+        let refusals = instance.logs.messages.filter { $0.contains("sdk.rules_refused") }
+        #expect(refusals.count == 1 && refusals.allSatisfy { $0.contains("the limit") }, "\(refusals)")
+        #expect(try await server.paddingSent() < 4 << 20)
+        await instance.analytics.shutdown()
+    }
+
     @Test func aRuleThatFailsIsLoggedOncePerSet() async throws {
         let setting = try await Setting()
         defer { setting.stop() }

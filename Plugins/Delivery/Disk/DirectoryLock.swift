@@ -27,6 +27,17 @@ final class DirectoryLock {
 
     deinit { release() }
 
+    /// Takes the lock again when its file is gone (the directory was removed and recreated),
+    /// or throws ``DiskStoreError/locked(_:)`` when another process took it meanwhile.
+    func ensureHeld(directory: URL) throws {
+        var info = stat()
+        if descriptor >= 0, fstat(descriptor, &info) == 0, info.st_nlink > 0 { return }
+        let replacement = try DirectoryLock(directory: directory)
+        release()
+        descriptor = replacement.descriptor
+        replacement.descriptor = -1
+    }
+
     /// Gives the lock up (once): another store may open the directory now.
     func release() {
         guard descriptor >= 0 else { return }

@@ -33,7 +33,9 @@ extension DiskEventStore {
                 report.unsupportedFiles += 1
                 continue
             }
-            readable.append(segment)
+            var sized = segment
+            sized.size = bytes.count
+            readable.append(sized)
             for located in contents.records {
                 switch located.record {
                 case .event(let sequence, _, let millis, _, let payload):
@@ -73,10 +75,10 @@ extension DiskEventStore {
             if item.millis >= oldest { kept.append(item.entry) } else { dropped.append(item.entry.sequence) }
         }
         report.expired = dropped.count
-        var bytes = kept.reduce(0) { $0 + Int($1.payloadCount) }
+        var bytes = kept.reduce(0) { $0 + Int($1.length) }
         var dropFront = 0
         while kept.count - dropFront > options.maxEvents || bytes > options.maxBytes, dropFront < kept.count {
-            bytes -= Int(kept[dropFront].payloadCount)
+            bytes -= Int(kept[dropFront].length)
             dropped.append(kept[dropFront].sequence)
             dropFront += 1
         }
@@ -88,7 +90,7 @@ extension DiskEventStore {
         try startSegment()
         entries = kept
         for entry in kept { liveBySegment[entry.segment, default: 0] += 1 }
-        payloadBytes = bytes
+        recordBytes = bytes
         firstUncommittedSequence = nextSequence
         if !dropped.isEmpty { buffer += LogRecord.removed(LogRecord.ranges(dropped)).encoded() }
         if let lastBatch { restorePendingBatch(key: lastBatch.key, sequences: lastBatch.sequences) }

@@ -80,7 +80,7 @@ extension DiskEventStore {
     }
 
     /// The event of a committed entry, read back from its segment and verified.
-    private func readBack(_ entry: Entry) -> QueuedEvent? {
+    func readBack(_ entry: Entry) -> QueuedEvent? {
         let length = Int(entry.length)
         let end = entry.offset + length
         if let window = readAhead, window.segment == entry.segment, entry.offset >= window.offset,

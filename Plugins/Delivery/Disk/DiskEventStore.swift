@@ -26,7 +26,8 @@ public final class DiskEventStore: EventStore {
         public var directory: URL
         /// Events kept at most; the oldest go first.
         public var maxEvents = 10_000
-        /// Payload bytes kept at most; the oldest go first.
+        /// Bytes of queued events' records kept at most; the oldest go first. The log's files
+        /// stay within this plus one segment (``segmentBytes``) at every moment.
         public var maxBytes = 50 * 1024 * 1024
         /// Events that have been on this device longer than this — measured from when each was
         /// written to the log, not by its timestamp, and not by the wall clock alone — are
@@ -73,7 +74,7 @@ public final class DiskEventStore: EventStore {
     /// One queued event in the index: where its record is, and its bytes while resident.
     struct Entry {
         let sequence: UInt64
-        let segment: UInt64
+        var segment: UInt64
         /// Where the record starts in its segment; until it is committed, where it starts in
         /// the write buffer (``DiskEventStore/commit()`` adds the file offset).
         var offset: Int
@@ -87,7 +88,7 @@ public final class DiskEventStore: EventStore {
 
     let options: Options
     let files: SegmentFiles
-    private let lock: DirectoryLock
+    let lock: DirectoryLock
     let logger: AnalyticsLogger?
     let clock: any AnalyticsClock
     /// The time records are stamped with, fixed when the log is opened.
@@ -96,7 +97,8 @@ public final class DiskEventStore: EventStore {
     var head = 0
     var pending: (batch: PendingBatch, entries: [Entry])?
     var nextSequence: UInt64 = 1
-    var payloadBytes = 0
+    /// Bytes of the queued events' records (what ``Options/maxBytes`` counts).
+    var recordBytes = 0
     /// Payload bytes of the resident events in `entries[head...]` (the pending batch's aside).
     var residentBytes = 0
     /// The first sequence number whose record is still in `buffer`.
@@ -106,7 +108,10 @@ public final class DiskEventStore: EventStore {
     var readAhead: (segment: UInt64, offset: Int, bytes: [UInt8])?
     /// Records gathered since the last commit.
     var buffer: [UInt8] = []
-    private var closed = false
+    /// Set while the log cannot be written: records are not gathered, events stay resident,
+    /// and the log is rewritten whole once it can be written again.
+    var fault: Fault?
+    var closed = false
 
     /// What opening the log found.
     public internal(set) var recovery = RecoveryReport()
@@ -137,37 +142,40 @@ public final class DiskEventStore: EventStore {
     /// Bytes written to segment files since the log was opened.
     public var bytesWritten: Int { files.bytesWritten }
 
-    /// Whether records are waiting for ``commit()``.
-    public var hasUncommittedRecords: Bool { !buffer.isEmpty }
+    /// Whether records are waiting for ``commit()`` (or the log waits to be restored).
+    public var hasUncommittedRecords: Bool { !buffer.isEmpty || fault != nil }
 
     /// Logs and queues the event, evicting the oldest non-pending ones beyond the caps.
     public func append(_ event: QueuedEvent) -> [QueuedEvent] {
+        let size = LogRecord.eventSize(messageId: event.messageId, payloadCount: event.payload.count)
         var evictedCount = 0
-        var retained = payloadBytes
+        var retained = recordBytes
         while head + evictedCount < entries.count,
-            count - evictedCount >= options.maxEvents || retained + event.payload.count > options.maxBytes
+            count - evictedCount >= options.maxEvents || retained + size > options.maxBytes
         {
-            retained -= Int(entries[head + evictedCount].payloadCount)
+            retained -= Int(entries[head + evictedCount].length)
             evictedCount += 1
         }
         let evicted = takeFromHead(evictedCount)
         forget(evicted)
-        if count >= options.maxEvents || payloadBytes + event.payload.count > options.maxBytes {
+        if count >= options.maxEvents || recordBytes + size > options.maxBytes {
             return evicted.compactMap(\.event) + [event]
         }
         let sequence = nextSequence
         nextSequence += 1
         let segment = files.activeId ?? 0
         let start = buffer.count
-        LogRecord.event(
-            sequence: sequence, timestampMillis: Timestamp.epochMillis(event.timestamp),
-            storedMillis: deviceTime.millis(atUptime: clock.uptime()), messageId: event.messageId, payload: event.payload
-        ).append(to: &buffer)
+        if fault == nil {
+            LogRecord.event(
+                sequence: sequence, timestampMillis: Timestamp.epochMillis(event.timestamp),
+                storedMillis: deviceTime.millis(atUptime: clock.uptime()), messageId: event.messageId, payload: event.payload
+            ).append(to: &buffer)
+        }
         entries.append(Entry(
-            sequence: sequence, segment: segment, offset: start, length: Int32(buffer.count - start),
+            sequence: sequence, segment: segment, offset: start, length: Int32(size),
             payloadCount: Int32(clamping: event.payload.count), event: Self.resident(event)))
         liveBySegment[segment, default: 0] += 1
-        payloadBytes += event.payload.count
+        recordBytes += size
         residentBytes += event.payload.count
         // A backlog is written as it is worked through, not only at the end of the drain
         // cycle: that bounds the buffer and the time an event waits for `write(2)`.
@@ -192,7 +200,9 @@ public final class DiskEventStore: EventStore {
             guard !taken.isEmpty else { continue }
             let batch = PendingBatch(idempotencyKey: RandomIdentifier.uuidString(lowercase: true), events: taken.compactMap(\.event))
             pending = (batch, taken)
-            buffer += LogRecord.batch(key: batch.idempotencyKey, ranges: LogRecord.ranges(taken.map(\.sequence))).encoded()
+            if fault == nil {
+                buffer += LogRecord.batch(key: batch.idempotencyKey, ranges: LogRecord.ranges(taken.map(\.sequence))).encoded()
+            }
             compactMemory()
             return batch
         }
@@ -221,17 +231,19 @@ public final class DiskEventStore: EventStore {
         entries = []
         head = 0
         pending = nil
-        payloadBytes = 0
+        recordBytes = 0
         residentBytes = 0
         liveBySegment = [:]
         buffer = []
         firstUncommittedSequence = nextSequence
         readAhead = nil
-        do {
-            try startSegment()
-            files.deleteAllButActive()
-        } catch {
-            logger?.error("sdk.event_log_error: event log: \(error)")
+        if fault == nil {
+            do {
+                try startSegment()
+                files.deleteAllButActive()
+            } catch {
+                enterFault(error)
+            }
         }
         return removed.compactMap(\.event)
     }
@@ -241,6 +253,12 @@ public final class DiskEventStore: EventStore {
     public func close() {
         guard !closed else { return }
         sync()
+        if var current = fault {
+            // The last chance to persist what is queued: no backoff.
+            current.nextAttempt = -.infinity
+            fault = current
+            sync()
+        }
         files.closeActive()
         lock.release()
         closed = true
@@ -251,12 +269,17 @@ public final class DiskEventStore: EventStore {
     /// pending are folded into it.
     public func requestSync() {
         commit()
+        checkActiveSegment()
         files.syncInBackground()
     }
 
-    /// Writes the records gathered since the last commit in one go; rolls and deletes segments.
+    /// Writes the records gathered since the last commit in one go; rolls and deletes
+    /// segments, and keeps the files within ``Options/maxBytes`` plus a segment. While the log
+    /// is faulted, tries to restore it instead (with backoff).
     public func commit() {
-        guard !buffer.isEmpty, !closed else { return }
+        guard !closed else { return }
+        if fault != nil { return restoreIfDue() }
+        guard !buffer.isEmpty else { return }
         do {
             let base = files.activeSize
             try files.append(buffer)
@@ -264,17 +287,17 @@ public final class DiskEventStore: EventStore {
             placeCommittedRecords(at: base)
             spillBeyondBudget()
             if files.activeSize >= options.segmentBytes { try startSegment() }
+            deleteDeadSegments()
+            try keepWithinDiskCap()
         } catch {
-            // A full disk or a failing write: the events stay queued in memory and the
-            // records stay buffered for the next attempt.
-            logger?.error("sdk.event_log_error: event log: \(error)")
+            enterFault(error)
         }
-        deleteDeadSegments()
     }
 
     /// Commits and flushes the active segment to stable storage.
     public func sync() {
         commit()
+        checkActiveSegment()
         files.sync()
     }
 
@@ -288,9 +311,9 @@ public final class DiskEventStore: EventStore {
         guard !removed.isEmpty else { return }
         for entry in removed {
             liveBySegment[entry.segment, default: 1] -= 1
-            payloadBytes -= Int(entry.payloadCount)
+            recordBytes -= Int(entry.length)
         }
-        buffer += LogRecord.removed(LogRecord.ranges(removed.map(\.sequence))).encoded()
+        if fault == nil { buffer += LogRecord.removed(LogRecord.ranges(removed.map(\.sequence))).encoded() }
     }
 
     func deleteDeadSegments() {

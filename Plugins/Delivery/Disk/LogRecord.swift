@@ -24,6 +24,11 @@ enum LogRecord: Equatable {
     static let headerSize = 12
     static let maximumPayload = 64 * 1024 * 1024
 
+    /// The bytes an event record takes, header included.
+    static func eventSize(messageId: String, payloadCount: Int) -> Int {
+        headerSize + 26 + min(messageId.utf8.count, Int(UInt16.max)) + payloadCount
+    }
+
     private var typeByte: UInt8 {
         switch self {
         case .event: return 5

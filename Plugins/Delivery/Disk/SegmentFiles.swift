@@ -27,6 +27,8 @@ final class SegmentFiles {
     struct Segment: Equatable {
         let id: UInt64
         var url: URL
+        /// Bytes in the file (for the active segment, ``SegmentFiles/activeSize`` is current).
+        var size = 0
     }
 
     let directory: URL
@@ -115,6 +117,22 @@ final class SegmentFiles {
     /// Adopts segments found on disk as this log's (oldest first).
     func adopt(_ found: [Segment]) { segments = found }
 
+    /// Bytes in this log's segment files.
+    var totalBytes: Int {
+        segments.dropLast().reduce(0) { $0 + $1.size } + (descriptor >= 0 ? activeSize : segments.last?.size ?? 0)
+    }
+
+    /// Whether a segment is open for writing.
+    var isWritable: Bool { descriptor >= 0 }
+
+    /// Whether the active segment is still in the directory: a segment deleted (or its
+    /// directory removed) behind the log's back can still be written, and would be lost.
+    var activeIsLinked: Bool {
+        guard descriptor >= 0 else { return false }
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && info.st_nlink > 0
+    }
+
     /// Closes the active segment and starts `segment-<id>.log`, with an id above every
     /// segment file listed (the directory is listed once) and above this log's own; a name
     /// taken since the listing is skipped, so an existing file is never reused.
@@ -126,6 +144,7 @@ final class SegmentFiles {
             // Made durable with the next grouped sync (within the uploader's `syncInterval`),
             // on the sync queue: an `fsync` can take hundreds of milliseconds on a busy disk.
             finished.append((current.id, descriptor))
+            segments[segments.count - 1].size = activeSize
             descriptor = -1
         }
         // `O_EXCL`: a file that appeared since the listing is skipped over, never truncated.
@@ -135,7 +154,9 @@ final class SegmentFiles {
         while true {
             guard id < Self.maximumId, attempts < 64 else { throw DiskStoreError.io("no free segment name in \(directory.path)") }
             url = directory.appendingPathComponent(String(format: "segment-%016llx.log", id))
-            opened = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
+            // Readable too, so queued events can be read back through it even once the file is
+            // no longer in the directory.
+            opened = open(url.path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
             if opened >= 0 || errno != EEXIST { break }
             id += 1
             attempts += 1
@@ -187,6 +208,8 @@ final class SegmentFiles {
     /// since reads walk the queue front to back.
     func read(id: UInt64, offset: Int, count: Int) -> [UInt8]? {
         guard offset >= 0, count > 0 else { return nil }
+        if id == activeId, descriptor >= 0 { return readAt(descriptor, offset: offset, count: count) }
+        if let open = finished.first(where: { $0.id == id }) { return readAt(open.descriptor, offset: offset, count: count) }
         if reader?.id != id {
             closeReader()
             guard let segment = segments.first(where: { $0.id == id }) else { return nil }
@@ -195,6 +218,10 @@ final class SegmentFiles {
             reader = (id, handle)
         }
         guard let handle = reader?.handle else { return nil }
+        return readAt(handle, offset: offset, count: count)
+    }
+
+    private func readAt(_ handle: Int32, offset: Int, count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {

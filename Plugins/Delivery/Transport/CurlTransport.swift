@@ -92,10 +92,11 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
                 }
             }
         }
-        guard code == 0 else { return .failure(error(for: code)) }
+        // 23 (a write error): the body went past the limit and the transfer was stopped there.
+        guard code == 0 || code == 23 && answer.overflowed else { return .failure(error(for: code)) }
         var status = 0
         _ = curl.getLong(handle, LibCurl.Option.responseCode, &status)
-        return .success(TransportResponse(status: status, headers: answer.fields, body: answer.body))
+        return .success(TransportResponse(status: status, headers: answer.fields, body: answer.body, isTruncated: answer.overflowed))
     }
 
     private func error(for code: Int32) -> URLError {
@@ -122,17 +123,23 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
 }
 
 /// What came back for one request: the final response's header fields (a `100 Continue`'s
-/// are replaced) and up to `maxBodyBytes` of its body.
+/// are replaced) and up to `maxBodyBytes` of its body. A body that goes past the limit stops
+/// the transfer there: nothing more is downloaded.
 private final class ResponseCollector {
     private let maxBodyBytes: Int
     private(set) var fields: [String: String] = [:]
     private(set) var body = Data()
+    /// The body went past `maxBodyBytes`.
+    private(set) var overflowed = false
 
     init(maxBodyBytes: Int) { self.maxBodyBytes = maxBodyBytes }
 
     /// libcurl's write callback: the body's bytes, to the collector behind `context`.
     static let bodyCallback: LibCurl.WriteCallback = { data, size, count, context in
-        receive(data, size, count, context) { $0.addBody($1) }
+        let taken = receive(data, size, count, context) { $0.addBody($1) }
+        // Fewer bytes than given makes libcurl stop the transfer with a write error.
+        guard let context, Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue().overflowed else { return taken }
+        return 0
     }
 
     /// libcurl's header callback: one header line, to the collector behind `context`.
@@ -156,6 +163,7 @@ private final class ResponseCollector {
     func addBody(_ bytes: UnsafeRawBufferPointer) {
         let room = maxBodyBytes - body.count
         if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+        if bytes.count > room { overflowed = true }
     }
 
     func addHeaderLine(_ line: UnsafeRawBufferPointer) {
@@ -163,6 +171,7 @@ private final class ResponseCollector {
         if text.hasPrefix("HTTP/") {
             fields = [:]
             body = Data()
+            overflowed = false
             return
         }
         guard let colon = text.firstIndex(of: ":") else { return }

@@ -36,11 +36,15 @@ public struct TransportResponse: Sendable, Hashable {
     public var headers: [String: String]
     /// The response body, up to the transport's limit (1 MiB unless set otherwise).
     public var body: Data
+    /// Whether the body went on past the transport's limit: `body` holds only its first bytes,
+    /// and a payload that must be whole (a rule set) is to be refused.
+    public var isTruncated: Bool
 
     /// Creates a response; header names are lowercased.
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data(), isTruncated: Bool = false) {
         self.status = status
         self.body = body
+        self.isTruncated = isTruncated
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
     }
 }
@@ -71,10 +75,15 @@ public enum HTTPTransports {
     /// the URLSession's requests; ``CurlTransport`` bounds each by its own
     /// ``TransportRequest/timeout``, which delivery sets to the same value.
     public static func standard(timeout: TimeInterval) -> any InvalidatableHTTPTransport {
+        standard(timeout: timeout, maxResponseBytes: 1 << 20)
+    }
+
+    /// ``standard(timeout:)`` keeping at most `maxResponseBytes` of a response body.
+    package static func standard(timeout: TimeInterval, maxResponseBytes: Int) -> any InvalidatableHTTPTransport {
         #if os(Linux)
-        if let curl = CurlTransport() { return curl }
+        if let curl = CurlTransport(maxResponseBytes: maxResponseBytes) { return curl }
         #endif
-        return URLSessionTransport(timeout: timeout)
+        return URLSessionTransport(timeout: timeout, maxResponseBytes: maxResponseBytes)
     }
 }
 
@@ -133,7 +142,8 @@ public final class URLSessionTransport: InvalidatableHTTPTransport {
                 if let name = name as? String, let value = value as? String { headers[name] = value }
             }
             let body = data.map { $0.count > maxResponseBytes ? $0.prefix(maxResponseBytes) : $0 } ?? Data()
-            completion(.success(TransportResponse(status: http.statusCode, headers: headers, body: body)))
+            let truncated = (data?.count ?? 0) > maxResponseBytes
+            completion(.success(TransportResponse(status: http.statusCode, headers: headers, body: body, isTruncated: truncated)))
         }
         task.resume()
     }

@@ -190,17 +190,34 @@ public final class AnalyticsClient: Sendable {
 
     /// Stops the client: later calls are dropped; every plugin shuts down (delivering or
     /// persisting what it holds). Returns when all have finished, or after `timeout` seconds
-    /// (a plugin that never calls back is reported, not waited for). Returns whether every
-    /// plugin finished in time.
+    /// (a plugin that never calls back is reported, not waited for). Returns `true` when every
+    /// plugin finished in time and every accepted event was delivered or written to disk;
+    /// `false` when one timed out, or events are left only in memory (the disk log could not
+    /// be written, or it is off and the host did not take them).
     @discardableResult
     public func shutdown(timeout: TimeInterval = 10) async -> Bool {
         status.withLock { if $0.lifecycle != .disabled { $0.lifecycle = .shutDown } }
         executor.refuseEvents()
+        let undurable = Locked(0)
         let finished = await completeOnPlugins(deadline: timeout) { plugin, done in
-            if let completing = plugin as? any CompletingPlugin { completing.shutdown(completion: done) } else { plugin.shutdown(); done() }
+            if let holder = plugin as? any DurabilityReporting {
+                holder.shutdown { count in
+                    undurable.withLock { $0 += count }
+                    done()
+                }
+            } else if let completing = plugin as? any CompletingPlugin {
+                completing.shutdown(completion: done)
+            } else {
+                plugin.shutdown()
+                done()
+            }
         }
         if !finished { logger.warning("sdk.shutdown_timeout: a plugin did not finish within \(timeout) s; not waiting for it") }
-        return finished
+        let lost = undurable.current
+        if lost > 0 {
+            logger.error("sdk.shutdown_undurable: \(lost) accepted event(s) were neither delivered nor written to disk")
+        }
+        return finished && lost == 0
     }
 
     /// Disables the client for good: later calls are dropped with a log line and

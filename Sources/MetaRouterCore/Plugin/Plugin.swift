@@ -140,3 +140,11 @@ public protocol CompletingPlugin: Plugin {
     /// Shuts down, then calls `completion` once everything is delivered or safely stored.
     func shutdown(completion: @escaping @Sendable () -> Void)
 }
+
+/// A plugin that holds accepted events and can tell, once shut down, how many of them it
+/// could neither deliver nor persist: the client's `shutdown` then reports that it lost events.
+package protocol DurabilityReporting: CompletingPlugin {
+    /// Shuts down like ``CompletingPlugin/shutdown(completion:)``, then calls `completion` with
+    /// the number of accepted events neither delivered nor safely stored.
+    func shutdown(reportingUndurable completion: @escaping @Sendable (Int) -> Void)
+}

@@ -49,19 +49,34 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
-    def reply(self, status, payload=b"", headers=None):
+    def reply(self, status, payload=b"", headers=None, padding=0):
         self.send_response(status)
         for name, value in (headers or {}).items():
             self.send_header(name, str(value))
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Content-Length", str(len(payload) + padding))
         self.end_headers()
         self.wfile.write(payload)
+        # "padding": that many newlines after the body, 64 KiB at a time; the bytes the client
+        # took before it closed the connection are counted in STATE["padding_sent"].
+        chunk = b"\n" * 65536
+        sent = 0
+        try:
+            while sent < padding:
+                piece = chunk[: min(len(chunk), padding - sent)]
+                self.wfile.write(piece)
+                sent += len(piece)
+        except OSError:
+            self.close_connection = True
+        finally:
+            if padding:
+                with LOCK:
+                    STATE["padding_sent"] = STATE.get("padding_sent", 0) + sent
 
     def do_GET(self):
         if self.path == "/_control/requests":
             with LOCK:
-                payload = json.dumps({"requests": STATE["requests"]}).encode()
+                payload = json.dumps({"requests": STATE["requests"], "padding_sent": STATE.get("padding_sent", 0)}).encode()
             self.reply(200, payload)
         else:
             self.answer(self.read_body())
@@ -117,7 +132,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 self.connection.close()
                 return
-            self.reply(int(response.get("status", 200)), response.get("body", "{}").encode(), response.get("headers"))
+            self.reply(int(response.get("status", 200)), response.get("body", "{}").encode(), response.get("headers"),
+                       int(response.get("padding", 0)))
         finally:
             with LOCK:
                 STATE["in_flight"] -= 1

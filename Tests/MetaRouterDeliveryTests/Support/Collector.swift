@@ -33,10 +33,13 @@ struct ScriptedResponse: Sendable {
     var drop = false
     /// The answer's body (a rule set, for a rule-server test); `{}` when nil.
     var body: String?
+    /// Newlines sent after `body` (a hostile, oversized answer).
+    var padding = 0
 
     var json: JSON {
         var object: [String: JSON] = ["status": .int(Int64(status)), "headers": .object(headers.mapValues(JSON.string)), "delay": .double(delay), "drop": .bool(drop)]
         if let body { object["body"] = .string(body) }
+        if padding > 0 { object["padding"] = .int(Int64(padding)) }
         return .object(object)
     }
 }
@@ -128,6 +131,12 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
                 wireLength: Int(item["wire_length"]?.int64Value ?? 0), length: Int(item["length"]?.int64Value ?? 0),
                 clientPort: Int(item["client_port"]?.int64Value ?? 0))
         }
+    }
+
+    /// Bytes of padding the collector managed to send before clients closed their connections.
+    func paddingSent() async throws -> Int {
+        let data = try await call("GET", "/_control/requests", body: nil)
+        return Int(try JSONParser.parse(data)["padding_sent"]?.int64Value ?? 0)
     }
 
     /// The events of every request answered with 2xx, in arrival order.
