@@ -89,7 +89,7 @@ extension MetaRouterClient {
 
     /// The consent in force once the calls made before this one have been handled.
     public func getConsent() async -> ConsentState {
-        await onExecutor { $0.find(ConsentPlugin.self)?.state ?? .granted }
+        await onExecutor { $0.find(ConsentPlugin.self)?.state ?? .granted } ?? .granted
     }
 
     /// Wipes this instance's local state, in call order: the queued events (in memory and in
@@ -99,7 +99,7 @@ extension MetaRouterClient {
     /// created, and its key-value store loses the keys the plugins own.
     public func forget() async -> ForgetReport {
         let storage = client.configuration.storage
-        let report = await onExecutor { timeline in
+        let found = await onExecutor { timeline in
             let queued = timeline.find(MetaRouterDestination.self)?.uploader?.status().queueLength ?? 0
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
                 .contains { storage.string(forKey: $0) != nil }
@@ -111,6 +111,8 @@ extension MetaRouterClient {
                 queuedEvents: queued, identity: hadIdentity, consent: consent, superProperties: superProperties, breadcrumbs: breadcrumbs,
                 signals: signals)
         }
+        // In a fork() child nothing is touched: the files are the parent's.
+        guard let report = found else { return ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false) }
         await client.resetAndWait()
         client.logger.info(
             "sdk.forgotten: \(report.queuedEvents) queued event(s), identity \(report.identity ? "removed" : "none stored"), "

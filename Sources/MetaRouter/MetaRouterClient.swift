@@ -83,7 +83,7 @@ public final class MetaRouterClient: AnalyticsInterface {
     /// plugin, or per-call identity mode), a fresh lowercase UUID each time (never empty): a
     /// server may use it for a new visitor and pass it per call.
     public func getAnonymousId() async -> String {
-        let found = await onExecutor { $0.find(IdentityPlugin.self)?.anonymousId }
+        let found = await onExecutor { $0.find(IdentityPlugin.self)?.anonymousId } ?? nil
         return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
     }
 
@@ -142,7 +142,7 @@ public final class MetaRouterClient: AnalyticsInterface {
 
     /// The seed's debug fields, read on the executor so they are consistent with each other.
     public func getDebugInfo() async -> DebugInfo {
-        let snapshot = await onExecutor { timeline -> DebugInfoParts in
+        let read = await onExecutor { timeline -> DebugInfoParts in
             let identity = timeline.find(IdentityPlugin.self)
             let destination = timeline.find(MetaRouterDestination.self)
             let uploader = destination?.uploader
@@ -160,6 +160,10 @@ public final class MetaRouterClient: AnalyticsInterface {
                     plugin.ruleSet.map { RemoteRulesInForce(name: $0.name, version: $0.version, source: plugin.source) }
                 })
         }
+        // In a fork() child nothing can be read: the instance reports itself empty and inert.
+        let snapshot = read ?? DebugInfoParts(
+            tracing: false, stats: DeliveryStats(), storageError: "inert: this process is a fork() child of the one that created the instance",
+            rejectedWithoutIdentity: 0, consent: .granted, consentDroppedEvents: 0, planViolations: 0, planBlockedEvents: 0)
         let lifecycle = client.lifecycle
         var info = DebugInfo(
             lifecycle: lifecycle, queueLength: snapshot.delivery?.queueLength ?? 0,
@@ -208,9 +212,14 @@ public final class MetaRouterClient: AnalyticsInterface {
     }
 
     /// Runs `read` on the executor after everything submitted before, and returns its result.
-    /// A shut-down client still answers: its executor keeps draining.
-    func onExecutor<Value: Sendable>(_ read: @escaping @Sendable (Timeline) -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
+    /// A shut-down client still answers: its executor keeps draining. `nil` in a `fork()`
+    /// child, where the executor does not run.
+    func onExecutor<Value: Sendable>(_ read: @escaping @Sendable (Timeline) -> Value) async -> Value? {
+        guard !client.isInForkedChild else {
+            client.noteForkedChild()
+            return nil
+        }
+        return await withCheckedContinuation { continuation in
             client.perform { continuation.resume(returning: read($0)) }
         }
     }

@@ -14,6 +14,8 @@ public final class AnalyticsClient: Sendable {
         var droppedCalls = 0
         var pendingResets = 0
         var plugins: [PluginHandoff] = []
+        /// A call was made in a forked child (``ForkGuard``) and logged.
+        var forkReported = false
     }
 
     /// The configuration every plugin can read.
@@ -30,6 +32,7 @@ public final class AnalyticsClient: Sendable {
     /// the executor, in the order given; calls made meanwhile wait, in order, and none are
     /// dropped.
     public init(configuration: Configuration, plugins: [any Plugin] = []) {
+        ForkGuard.install()
         self.configuration = configuration
         inputProblems = InputProblemReporter(logger: configuration.logger, callback: configuration.onInvalidInput)
         events = EventFactory(clock: configuration.clock, problems: inputProblems)
@@ -82,6 +85,8 @@ public final class AnalyticsClient: Sendable {
             return
         case .refused:
             noteDroppedCall("\(prepared.event.type.rawValue) call")
+        case .forked:
+            noteForkedChild()
         case .overflowed(let report?):
             logger.warning(
                 "sdk.ingress_full: dropped \(report) event(s) at the call: \(configuration.maxPendingEvents) events were already waiting for the "
@@ -96,7 +101,7 @@ public final class AnalyticsClient: Sendable {
     /// Runs `work` on the executor, in order with the events submitted before it. Plugins use
     /// it to come back to the executor from timers and network callbacks.
     public func perform(_ work: @escaping @Sendable (Timeline) -> Void) {
-        executor.submit(.operation(work))
+        if case .forked = executor.submit(.operation(work)) { noteForkedChild() }
     }
 
     /// Runs `work` on the executor ahead of the events still waiting in the ingress (after a
@@ -110,6 +115,7 @@ public final class AnalyticsClient: Sendable {
 
     /// Returns once everything submitted before this call has run through the timeline.
     public func settle() async {
+        guard !ForkGuard.isChild else { return noteForkedChild() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             executor.submit(.operation { _ in continuation.resume() })
         }
@@ -242,6 +248,10 @@ public final class AnalyticsClient: Sendable {
     private func completeOnPlugins(
         deadline: TimeInterval? = nil, _ body: @escaping (any Plugin, @escaping @Sendable () -> Void) -> Void
     ) async -> Bool {
+        guard !ForkGuard.isChild else {
+            noteForkedChild()
+            return false
+        }
         let work = OperationHandoff(body)
         let resumed = Locked(false)
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -272,6 +282,22 @@ public final class AnalyticsClient: Sendable {
     /// Whether the caller is running on this client's executor (where waiting for the executor
     /// would wait forever).
     package var isOnExecutor: Bool { executor.isCurrent }
+
+    /// Whether this client runs in a `fork()` child of the process that created it, where it
+    /// is inert: calls are dropped and waiting calls return at once.
+    package var isInForkedChild: Bool { ForkGuard.isChild }
+
+    /// Logs, once, that this client was inherited by a `fork()` child and does nothing here.
+    package func noteForkedChild() {
+        let first = status.withLock { status -> Bool in
+            defer { status.forkReported = true }
+            return !status.forkReported
+        }
+        guard first else { return }
+        logger.error(
+            "sdk.forked_child: this process is a fork() child of the one that created the instance for this write key; "
+                + "the instance does nothing here (calls are dropped): create instances after fork()")
+    }
 
     /// Counts a call the executor refused because the client is shut down or disabled; logs
     /// the first such drop loudly and the rest at debug level.

@@ -43,6 +43,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
         case overflowed(report: Int?)
         /// The event was refused: the client no longer takes events (``refuseEvents()``).
         case refused
+        /// Refused: this process is a `fork()` child, where the executor's thread does not
+        /// exist (``ForkGuard``).
+        case forked
     }
 
     /// Seconds between two reports of refused events.
@@ -93,6 +96,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     /// ingress already holds `maxPendingEvents` of them.
     @discardableResult
     func submit(_ command: Command) -> Admission {
+        guard !ForkGuard.isChild else { return .forked }
         let isEvent: Bool
         if case .event = command { isEvent = true } else { isEvent = false }
         let (wake, admission) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission) in
@@ -126,6 +130,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     /// a transport's answer, a timer. Under a backlog of incoming events, an upload's answer
     /// then waits for a few dozen events, not for thousands.
     func submitPromptly(_ work: @escaping @Sendable (Timeline) -> Void) {
+        guard !ForkGuard.isChild else { return }
         let wake = ingress.withLock { state in
             state.prompt.append(work)
             return state.activity.submitted(urgent: true)

@@ -1,0 +1,37 @@
+#if os(Linux)
+import Foundation
+import MetaRouterTesting
+import Testing
+
+/// A process that forks after creating an instance: the child, which has none of the
+/// instance's threads, finds it inert (calls dropped, waiting calls return at once, one log
+/// line) instead of hanging; the parent carries on delivering.
+@Suite struct ForkTests {
+    @Test func aForkedChildFindsTheInstanceInertAndTheParentCarriesOn() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let process = Process()
+        process.executableURL = CrashChildLocator.url
+        process.arguments = ["fork", directory.url.path, collector.baseURL.absoluteString]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let (lines, logs) = try await offThePool { () -> ([String], String) in
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let logged = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), String(decoding: logged, as: UTF8.self))
+        }
+        #expect(lines.contains { $0.hasPrefix("child done inert") && $0.hasSuffix("false") }, "\(lines)")
+        #expect(lines.contains("child status 0"), "\(lines)")
+        #expect(lines.contains("parent sent 10"), "\(lines)")
+        #expect(logs.components(separatedBy: "sdk.forked_child").count == 2, "one line in the child: \(logs)")
+        let numbers = try await collector.acceptedEvents().compactMap(\.number)
+        #expect(numbers == Array(0..<10))
+    }
+}
+#endif
