@@ -22,6 +22,8 @@ enum Functions {
             }
         case "match":
             guard case .string(let text)? = first, case .string(let pattern)? = arguments[1] else { return false }
+            // A computed pattern beyond the load-time limits matches nothing.
+            guard RuleSetLimits.problem(with: pattern) == nil else { return .bool(false) }
             return .bool(Glob.matches(text, pattern: pattern))
         case "length":
             switch first {
@@ -266,10 +268,24 @@ enum PlainBytes {
         }
     }
 
+    /// The first place `part` occurs in `bytes[from..<end]`: Knuth–Morris–Pratt, so the cost is
+    /// linear in the text and the part, however nearly the text matches.
     private static func firstIndex(of part: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> Int? {
         guard part.count <= end - from else { return nil }
-        for start in from...(end - part.count) where bytes[start..<(start + part.count)].elementsEqual(part) {
-            return start
+        guard !part.isEmpty else { return from }
+        // fallback[i]: the length of the longest proper prefix of part[0...i] that is also its suffix.
+        var fallback = [Int](repeating: 0, count: part.count)
+        var length = 0
+        for index in 1..<part.count {
+            while length > 0, part[index] != part[length] { length = fallback[length - 1] }
+            if part[index] == part[length] { length += 1 }
+            fallback[index] = length
+        }
+        var matched = 0
+        for index in from..<end {
+            while matched > 0, bytes[index] != part[matched] { matched = fallback[matched - 1] }
+            if bytes[index] == part[matched] { matched += 1 }
+            if matched == part.count { return index - part.count + 1 }
         }
         return nil
     }

@@ -80,13 +80,17 @@ public enum RuleFormat: String, Sendable, CaseIterable {
 /// Loads rule sets from text in any of the three formats.
 public enum RuleSetLoader {
     /// Loads `text` in `format`, or detects the format: JSON with `rules` is ours, JSON with
-    /// `routingRules` is Segment's, anything else is rule text.
+    /// `routingRules` is Segment's, anything else is rule text. A set beyond the limits on
+    /// rules and `match` patterns (`Docs/TransformRules.md`) is refused.
     public static func load(_ text: String, format: RuleFormat? = nil) throws -> RuleSet {
+        let set: RuleSet
         switch format ?? detect(text) {
-        case .text: return try RuleTextParser.parse(text)
-        case .json: return try RuleSetJSON.load(try JSONParser.parse(text))
-        case .segment: return try SegmentRoutingRules.load(try JSONParser.parse(text))
+        case .text: set = try RuleTextParser.parse(text)
+        case .json: set = try RuleSetJSON.load(try JSONParser.parse(text))
+        case .segment: set = try SegmentRoutingRules.load(try JSONParser.parse(text))
         }
+        try RuleSetLimits.check(set)
+        return set
     }
 
     /// The format `text` looks like.
