@@ -5,7 +5,8 @@ import MetaRouter
 //
 //   MetaRouterCrashChild crash <directory> <host> <kind>
 //       starts an instance with captureCrashes, leaves breadcrumbs ("before <kind>"), prints
-//       "armed" and crashes: fatal, unwrap, overflow, recursion, nullwrite, or hosthandler (a
+//       "armed" and crashes: fatal, unwrap, overflow, recursion, nullwrite, twothreads (two
+//       threads write through a null pointer at once), or hosthandler (a
 //       SIGSEGV handler of the host's own, installed first, writes <directory>/host-handler
 //       and exits 42 when called).
 //   MetaRouterCrashChild report <directory> <host>
@@ -16,6 +17,9 @@ import MetaRouter
 /// The host's own handler for the `hosthandler` kind: marks that it ran, then exits. The
 /// marker's path is written once, before the handler is installed.
 nonisolated(unsafe) private let hostHandlerMarker = UnsafeMutablePointer<CChar>.allocate(capacity: 4096)
+
+/// The flags the `twothreads` kind's threads spin on.
+nonisolated(unsafe) private let crashTogether = UnsafeMutablePointer<Int>.allocate(capacity: 2)
 
 private let hostHandler: @convention(c) (Int32) -> Void = { _ in
     let fd = open(hostHandlerMarker, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -87,6 +91,21 @@ func runCrashMode(_ mode: String, arguments: [String]) {
             let big = Int.max - 2 + opaque
             say("\(big)")
         case "recursion": say("\(recurse(opaque))")
+        case "twothreads":
+            // One thread spins until the other flips a flag; each then writes through a null
+            // pointer: with both on a core, they fault within nanoseconds of each other.
+            crashTogether.initialize(repeating: 0, count: 2)
+            Thread.detachNewThread {
+                crashTogether[1] = 1
+                while crashTogether[0] == 0 { continue }
+                UnsafeMutablePointer<Int>(bitPattern: 0x10 &* opaque)!.pointee = opaque
+            }
+            Thread.detachNewThread {
+                while crashTogether[1] == 0 { continue }
+                crashTogether[0] = 1
+                UnsafeMutablePointer<Int>(bitPattern: 0x10 &* opaque)!.pointee = opaque
+            }
+            Thread.sleep(forTimeInterval: 10)
         default:
             UnsafeMutablePointer<Int>(bitPattern: 0x10 &* opaque)!.pointee = opaque
         }

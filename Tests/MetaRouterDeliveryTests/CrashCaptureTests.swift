@@ -80,6 +80,25 @@ import Testing
         #expect(leftovers.isEmpty, "records left behind: \(leftovers)")
     }
 
+    /// Two threads crash at once: the second waits for the first's record instead of
+    /// restoring the default action mid-write; one complete report, naming a SIGSEGV.
+    @Test func twoThreadsCrashingAtOnceLeaveOneCompleteReport() async throws {
+        for _ in 0..<3 {
+            let collector = try await Collector.start()
+            defer { collector.stop() }
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let (events, crash) = try await crashAndReport("twothreads", collector: collector, directory: directory.url)
+            #expect(crash.signaled)
+            try #require(events.count == 1, "\(events.count) crash events")
+            let properties = try #require(events[0]["properties"])
+            #expect(["SIGSEGV", "SIGBUS"].contains(properties["signal"]?.stringValue ?? ""))
+            #expect((properties["frames"]?.arrayValue?.count ?? 0) > 0)
+            let messages = properties["breadcrumbs"]?.arrayValue?.compactMap { $0["message"]?.stringValue } ?? []
+            #expect(messages.suffix(2) == ["before twothreads", "Before Crash"])
+        }
+    }
+
     @Test func identicalCrashesShareAFingerprintAndDifferentOnesDoNot() async throws {
         let collector = try await Collector.start()
         defer { collector.stop() }

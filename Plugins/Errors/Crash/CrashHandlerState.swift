@@ -52,8 +52,10 @@ struct CrashHandlerState {
     let previous: UnsafeMutablePointer<sigaction>
     /// Held by normal code while it changes the images or the registrations.
     let registryLock: UnsafeMutablePointer<pthread_mutex_t>
-    /// Taken by the first crashing thread; a second one only chains.
+    /// Taken by the first crashing thread; another one waits for it, then only chains.
     let handlingLock: UnsafeMutablePointer<pthread_mutex_t>
+    /// Set (to 1) by the first crashing thread once its record is written.
+    let handlingDone: UnsafeMutablePointer<Int32>
 
     static func make() -> UnsafeMutablePointer<CrashHandlerState> {
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: CrashRecordLayout.crashPartSize, alignment: 16)
@@ -70,10 +72,13 @@ struct CrashHandlerState {
         let handlingLock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         pthread_mutex_init(registryLock, nil)
         pthread_mutex_init(handlingLock, nil)
+        let handlingDone = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        handlingDone.initialize(to: 0)
         let state = UnsafeMutablePointer<CrashHandlerState>.allocate(capacity: 1)
         state.initialize(to: CrashHandlerState(
             scratch: scratch, rawFrames: rawFrames, registrations: registrations, signals: signals,
-            signalCount: caughtSignals.count, previous: previous, registryLock: registryLock, handlingLock: handlingLock))
+            signalCount: caughtSignals.count, previous: previous, registryLock: registryLock, handlingLock: handlingLock,
+            handlingDone: handlingDone))
         return state
     }
 }

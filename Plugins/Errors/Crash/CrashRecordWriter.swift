@@ -11,13 +11,16 @@ enum CrashRecordWriter {
     private typealias Layout = CrashRecordLayout
 
     /// Fills the record and writes it to every registered file. The first crashing thread
-    /// writes; another one crashing meanwhile only chains. When normal code holds the registry
-    /// lock (an instance registering at that very moment) nothing is written: a half-changed
-    /// table could name the wrong file.
+    /// writes; another one crashing meanwhile waits until that record is written (2 s at
+    /// most), then only chains — chaining at once would put the default action back and let
+    /// it end the process mid-write. When normal code holds the registry lock (an instance
+    /// registering at that very moment) nothing is written: a half-changed table could name
+    /// the wrong file.
     static func write(
         signal: Int32, info: UnsafeMutablePointer<siginfo_t>?, context: UnsafeMutableRawPointer?, state: UnsafeMutablePointer<CrashHandlerState>
     ) {
-        guard pthread_mutex_trylock(state.pointee.handlingLock) == 0 else { return }
+        guard pthread_mutex_trylock(state.pointee.handlingLock) == 0 else { return waitForFirstRecord(state) }
+        defer { state.pointee.handlingDone.pointee = 1 }
         guard pthread_mutex_trylock(state.pointee.registryLock) == 0 else { return }
         defer { pthread_mutex_unlock(state.pointee.registryLock) }
         let record = state.pointee.scratch
@@ -44,6 +47,18 @@ enum CrashRecordWriter {
             if let slots = registration.pointee.slots {
                 _ = pwrite(registration.pointee.fd, slots, registration.pointee.slotCount &* registration.pointee.slotSize, off_t(Layout.crashPartSize))
             }
+        }
+    }
+
+    /// Sleeps (`nanosleep`, async-signal-safe) in 1 ms steps until the first crashing thread
+    /// has written its record, for 2 s at most (the same thread faulting again inside the
+    /// handler waits for itself, then chains).
+    private static func waitForFirstRecord(_ state: UnsafeMutablePointer<CrashHandlerState>) {
+        var step = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+        var waited = 0
+        while state.pointee.handlingDone.pointee == 0, waited < 2_000 {
+            nanosleep(&step, nil)
+            waited &+= 1
         }
     }
 
