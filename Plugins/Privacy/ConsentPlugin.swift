@@ -95,3 +95,8 @@ public final class ConsentPlugin: Plugin {
         return existed
     }
 }
+
+extension ConsentPlugin: PrivacyGate {
+    /// Whether analytics consent is granted.
+    package var collectsAnalytics: Bool { state.analytics }
+}

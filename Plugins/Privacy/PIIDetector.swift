@@ -1,19 +1,38 @@
-/// Finds email addresses and Luhn-valid payment card numbers in a string, in one pass over its
-/// UTF-8 bytes with no regular expression, so a string with neither costs a scan and nothing
-/// more.
+/// Finds email addresses, Luhn-valid payment card numbers and credentials (a `Bearer` token, a
+/// URL query value named like a secret) in a string, in one pass over its UTF-8 bytes with no
+/// regular expression, so a string with none costs a scan and nothing more.
 enum PIIDetector {
-    /// The string with every email address replaced by `<email>` and every card number by
-    /// `<card>`, or `nil` when it contains neither.
+    /// The string with every email address replaced by `<email>`, every card number by
+    /// `<card>` and every credential by `<token>`, or `nil` when it contains none.
     static func replacing(in text: String) -> String? {
         var atSigns = 0
         var digits = 0
+        var equals = 0
+        var bearer = 0
+        var sawBearer = false
         for byte in text.utf8 {
-            if byte == UInt8(ascii: "@") { atSigns += 1 } else if isDigit(byte) { digits += 1 }
+            if byte == UInt8(ascii: "@") {
+                atSigns += 1
+            } else if isDigit(byte) {
+                digits += 1
+            } else if byte == UInt8(ascii: "=") {
+                equals += 1
+            }
+            // "bearer", any case, as consecutive bytes.
+            bearer = (byte | 0x20) == bearerWord[bearer] ? bearer + 1 : ((byte | 0x20) == bearerWord[0] ? 1 : 0)
+            if bearer == bearerWord.count {
+                sawBearer = true
+                bearer = 0
+            }
         }
-        guard atSigns > 0 || digits >= 13 else { return nil }
+        guard atSigns > 0 || digits >= 13 || equals > 0 || sawBearer else { return nil }
         let bytes = Array(text.utf8)
         var spans: [(range: Range<Int>, replacement: String)] = []
-        if atSigns > 0 { spans += emailSpans(in: bytes).map { ($0, PIIScrubber.emailReplacement) } }
+        if sawBearer || equals > 0 { spans += credentialSpans(in: bytes).map { ($0, PIIScrubber.tokenReplacement) } }
+        if atSigns > 0 {
+            spans += emailSpans(in: bytes).filter { email in !spans.contains { $0.range.overlaps(email) } }
+                .map { ($0, PIIScrubber.emailReplacement) }
+        }
         if digits >= 13 {
             spans += cardSpans(in: bytes).filter { card in !spans.contains { $0.range.overlaps(card) } }
                 .map { ($0, PIIScrubber.cardReplacement) }
@@ -92,6 +111,59 @@ enum PIIDetector {
             index = max(end, index + 1)
         }
         return spans
+    }
+
+    private static let bearerWord = Array("bearer".utf8)
+    /// Query parameter names whose values are credentials, lowercased.
+    static let secretParameters: Set<[UInt8]> = Set(
+        ["token", "access_token", "id_token", "refresh_token", "auth", "api_key", "apikey", "key", "secret", "client_secret",
+         "password", "passwd", "pwd", "sig", "signature", "session", "sessionid"].map { Array($0.utf8) })
+
+    /// The token after `Bearer ` (one or more spaces; 8 or more token characters), and the value
+    /// of every `?name=` / `&name=` / `;name=` whose name is in ``secretParameters``.
+    static func credentialSpans(in bytes: [UInt8]) -> [Range<Int>] {
+        var spans: [Range<Int>] = []
+        var index = 0
+        while index < bytes.count {
+            defer { index += 1 }
+            let byte = bytes[index]
+            if (byte | 0x20) == UInt8(ascii: "b"), index + 6 < bytes.count, index == 0 || !isLetterOrDigit(bytes[index - 1]),
+                bytes[index..<(index + 6)].map({ $0 | 0x20 }).elementsEqual(bearerWord)
+            {
+                var start = index + 6
+                guard start < bytes.count, bytes[start] == UInt8(ascii: " ") else { continue }
+                while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
+                var end = start
+                while end < bytes.count, isTokenPart(bytes[end]) { end += 1 }
+                if end - start >= 8 {
+                    spans.append(start..<end)
+                    index = end - 1
+                }
+            } else if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") {
+                var nameEnd = index + 1
+                while nameEnd < bytes.count, nameEnd - index <= 32, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
+                guard nameEnd < bytes.count, bytes[nameEnd] == UInt8(ascii: "="),
+                    secretParameters.contains(bytes[(index + 1)..<nameEnd].map { isLetter($0) ? $0 | 0x20 : $0 })
+                else { continue }
+                var end = nameEnd + 1
+                while end < bytes.count, !isValueEnd(bytes[end]) { end += 1 }
+                if end > nameEnd + 1 {
+                    spans.append((nameEnd + 1)..<end)
+                    index = end - 1
+                }
+            }
+        }
+        return spans
+    }
+
+    private static func isTokenPart(_ byte: UInt8) -> Bool {
+        isLetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")
+    }
+
+    private static func isValueEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: " ")
+            || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
     }
 
     /// The Luhn checksum over `digits` (values 0–9, most significant first).

@@ -16,8 +16,9 @@ public final class PIIScrubPlugin: EventPlugin {
     /// Whether events are scrubbed. Change it on the executor (`setScrubPII(_:)` does), so it
     /// takes effect in call order.
     public var isEnabled: Bool
-    private let scrubber: PIIScrubber
+    let scrubber: PIIScrubber
     private let scrubsTraits: Bool
+    private let scrubsNamesAndIds: Bool
     private weak var analytics: AnalyticsClient?
     private var reports = ReportThrottle(interval: 10)
     private var namedKeys: Set<String> = []
@@ -32,6 +33,7 @@ public final class PIIScrubPlugin: EventPlugin {
         isEnabled = enabled
         scrubber = PIIScrubber(options: options)
         scrubsTraits = options.scrubsTraits
+        scrubsNamesAndIds = options.scrubsNamesAndIds
     }
 
     /// Values scrubbed since the plugin started.
@@ -45,6 +47,20 @@ public final class PIIScrubPlugin: EventPlugin {
         }
     }
 
+    /// Scrubs names and ids first when ``PIIScrubbingOptions/scrubsNamesAndIds`` is set, then
+    /// what the event's type calls for.
+    public func execute(event: consuming Event) -> Event? {
+        let named = isEnabled && scrubsNamesAndIds ? namesAndIds(of: event) : event
+        switch named.type {
+        case .track: return track(event: named)
+        case .identify: return identify(event: named)
+        case .screen: return screen(event: named)
+        case .page: return page(event: named)
+        case .group: return group(event: named)
+        case .alias: return alias(event: named)
+        }
+    }
+
     /// Scrubs the properties.
     public func track(event: Event) -> Event? { properties(of: event) }
     /// Scrubs the properties.
@@ -55,6 +71,19 @@ public final class PIIScrubPlugin: EventPlugin {
     public func identify(event: Event) -> Event? { scrubsTraits ? scrub(event, \.traits) : event }
     /// Scrubs the traits when asked to.
     public func group(event: Event) -> Event? { scrubsTraits ? scrub(event, \.traits) : event }
+
+    private func namesAndIds(of event: Event) -> Event {
+        let fields: [WritableKeyPath<Event, String?>] = [\.event, \.name, \.userId, \.groupId, \.previousId, \.anonymousId]
+        var changed = event
+        var count = 0
+        for field in fields {
+            guard let text = event[keyPath: field], let scrubbed = scrubber.scrubString(text) else { continue }
+            changed[keyPath: field] = scrubbed
+            count += 1
+        }
+        if count > 0 { note(count) }
+        return changed
+    }
 
     private func properties(of event: Event) -> Event? {
         if let properties = event.properties { nameSensitiveKeys(properties) }
@@ -71,7 +100,7 @@ public final class PIIScrubPlugin: EventPlugin {
         return changed
     }
 
-    private func note(_ count: Int) {
+    func note(_ count: Int) {
         scrubbedCount += count
         guard let analytics, analytics.logger.minimumLevel <= .debug else { return }
         let now = analytics.configuration.clock.uptime()
@@ -89,5 +118,22 @@ public final class PIIScrubPlugin: EventPlugin {
             analytics.logger.debug(
                 "sdk.pii_sensitive_key: property \"\(key)\" looks sensitive; scrub it (setScrubPII, redactedKeys) or do not send it")
         }
+    }
+}
+
+extension PIIScrubPlugin: PrivacyScrubbing {
+    /// `values` scrubbed while scrubbing is on (counted like an event's).
+    package func scrubbedForExport(_ values: [String: JSON]) -> [String: JSON] {
+        guard isEnabled else { return values }
+        let (scrubbed, count) = scrubber.scrub(values)
+        if count > 0 { note(count) }
+        return scrubbed
+    }
+
+    /// `text` scrubbed while scrubbing is on.
+    package func scrubbedForExport(_ text: String) -> String {
+        guard isEnabled, let scrubbed = scrubber.scrubString(text) else { return text }
+        note(1)
+        return scrubbed
     }
 }

@@ -26,18 +26,26 @@ public struct PIIScrubbingOptions: Sendable, Hashable {
     /// Whether `identify` and `group` traits are scrubbed too. Off by default: an email trait
     /// is the point of `identify`.
     public var scrubsTraits: Bool
+    /// Whether event names, screen and page names, and the ids a call carries (`userId`,
+    /// `groupId`, `previousId`, a per-call `anonymousId`) are scanned too. Off by default: they
+    /// are the keys a warehouse joins on, and an app that puts an email address in one usually
+    /// means to.
+    public var scrubsNamesAndIds: Bool
 
     /// Options with nothing beyond the built-in detection.
-    public init(redactedKeys: Set<String> = [], patterns: [PIIPattern] = [], scrubsTraits: Bool = false) {
+    public init(redactedKeys: Set<String> = [], patterns: [PIIPattern] = [], scrubsTraits: Bool = false, scrubsNamesAndIds: Bool = false) {
         self.redactedKeys = redactedKeys
         self.patterns = patterns
         self.scrubsTraits = scrubsTraits
+        self.scrubsNamesAndIds = scrubsNamesAndIds
     }
 }
 
 /// Replaces personal data in JSON values: email addresses become `<email>`, payment card
 /// numbers — 13 to 19 digits, spaces or hyphens between them allowed, that pass the Luhn
-/// check (so order numbers and timestamps mostly stay) — become `<card>`, values under a
+/// check (so order numbers and timestamps mostly stay) — become `<card>`, credentials (the
+/// token after `Bearer `, the value of a URL query parameter such as `token`, `access_token`,
+/// `api_key`, `password`, `sig`) become `<token>`, values under a
 /// redacted key become `<redacted>`, and custom patterns are applied. Only strings are
 /// scanned; numbers, Booleans and keys are left as they are.
 ///
@@ -50,6 +58,8 @@ public struct PIIScrubber: Sendable {
     public static let emailReplacement = "<email>"
     /// What a payment card number becomes.
     public static let cardReplacement = "<card>"
+    /// What a credential becomes: a `Bearer` token, a URL query value named like a secret.
+    public static let tokenReplacement = "<token>"
     /// What the value of a redacted key becomes.
     public static let redactedReplacement = "<redacted>"
 

@@ -38,14 +38,25 @@ public final class SuperPropertiesPlugin: EventPlugin {
 
     /// Sets `key` to `value`, replacing what was registered under it.
     public func register(_ key: String, _ value: JSON) {
-        properties[key] = value
-        persist()
+        register(key, value, persisting: true)
     }
 
     /// Sets `key` to `value` unless something is registered under it already.
     public func registerOnce(_ key: String, _ value: JSON) {
+        registerOnce(key, value, persisting: true)
+    }
+
+    /// Sets `key` to `value`; writes the properties to storage only when `persisting` (not
+    /// while analytics consent is withdrawn).
+    package func register(_ key: String, _ value: JSON, persisting: Bool) {
+        properties[key] = value
+        if persisting { persist() }
+    }
+
+    /// ``registerOnce(_:_:)``, writing to storage only when `persisting`.
+    package func registerOnce(_ key: String, _ value: JSON, persisting: Bool) {
         guard properties[key] == nil else { return }
-        register(key, value)
+        register(key, value, persisting: persisting)
     }
 
     /// Removes `key`.

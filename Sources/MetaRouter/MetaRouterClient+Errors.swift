@@ -10,9 +10,17 @@ extension MetaRouterClient {
         capture(CapturedError(error), handled: handled, properties: converted, frames: .current())
     }
 
-    /// Adds a breadcrumb to the trail error reports carry, in call order.
+    /// Adds a breadcrumb to the trail error reports carry, in call order. While analytics
+    /// consent is withdrawn it is not kept (nor copied to the crash record); with PII
+    /// scrubbing on, its message and data are scrubbed first.
     public func addBreadcrumb(_ breadcrumb: Breadcrumb) {
-        client.perform { $0.find(BreadcrumbsPlugin.self)?.add(breadcrumb) }
+        client.perform { timeline in
+            guard timeline.collectsAnalytics, let plugin = timeline.find(BreadcrumbsPlugin.self) else { return }
+            var kept = breadcrumb
+            kept.message = timeline.scrubbedForExport(breadcrumb.message)
+            kept.data = breadcrumb.data.map { timeline.scrubbedForExport($0) }
+            plugin.add(kept)
+        }
     }
 
     func capture(_ error: CapturedError, handled: Bool, properties: [String: JSON], frames: StackFrames) {

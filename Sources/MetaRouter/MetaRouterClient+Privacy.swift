@@ -31,16 +31,24 @@ public struct ForgetReport: Sendable, Hashable {
 extension MetaRouterClient {
     /// Adds `value` under `key` to the properties of every later `track`, `screen` and `page`
     /// call (the call's own keys win), persisted. A value that cannot be converted to JSON is
-    /// dropped with a log line, as a property would be.
+    /// dropped with a log line, as a property would be. With PII scrubbing on, the value is
+    /// scrubbed before it is kept or stored; while analytics consent is withdrawn it is kept
+    /// in memory only, not written to storage.
     public func registerSuperProperty(_ key: String, _ value: Any) {
         guard let converted = client.inputProblems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
-        client.perform { $0.find(SuperPropertiesPlugin.self)?.register(key, converted) }
+        client.perform { timeline in
+            let scrubbed = timeline.scrubbedForExport([key: converted])[key] ?? converted
+            timeline.find(SuperPropertiesPlugin.self)?.register(key, scrubbed, persisting: timeline.collectsAnalytics)
+        }
     }
 
     /// Like ``registerSuperProperty(_:_:)``, unless `key` is registered already.
     public func registerSuperPropertyOnce(_ key: String, _ value: Any) {
         guard let converted = client.inputProblems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
-        client.perform { $0.find(SuperPropertiesPlugin.self)?.registerOnce(key, converted) }
+        client.perform { timeline in
+            let scrubbed = timeline.scrubbedForExport([key: converted])[key] ?? converted
+            timeline.find(SuperPropertiesPlugin.self)?.registerOnce(key, scrubbed, persisting: timeline.collectsAnalytics)
+        }
     }
 
     /// Stops adding `key`.

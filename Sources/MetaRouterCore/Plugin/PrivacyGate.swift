@@ -1,0 +1,33 @@
+/// The consent gate as the paths other than events see it: signals and their broadcasters,
+/// breadcrumbs and the crash record's copy of them, stored super properties. Found in the
+/// timeline (`timeline.find((any PrivacyGate).self)`), read on the executor, so a change of
+/// consent applies to them in call order too. The consent plugin conforms.
+package protocol PrivacyGate: Plugin {
+    /// Whether analytics data may be collected, kept or sent now.
+    var collectsAnalytics: Bool { get }
+}
+
+/// The PII scrubber as the paths other than events use it, so every path out of the process
+/// or onto the disk is scrubbed the same way. The scrubbing plugin conforms; while it is off,
+/// values pass unchanged.
+package protocol PrivacyScrubbing: Plugin {
+    /// `values` with personal data replaced.
+    func scrubbedForExport(_ values: [String: JSON]) -> [String: JSON]
+    /// `text` with personal data replaced.
+    func scrubbedForExport(_ text: String) -> String
+}
+
+extension Timeline {
+    /// Whether analytics data may be collected now: no consent plugin means yes.
+    package var collectsAnalytics: Bool { find((any PrivacyGate).self)?.collectsAnalytics ?? true }
+
+    /// `values` scrubbed as events are, when scrubbing is on.
+    package func scrubbedForExport(_ values: [String: JSON]) -> [String: JSON] {
+        find((any PrivacyScrubbing).self)?.scrubbedForExport(values) ?? values
+    }
+
+    /// `text` scrubbed as event values are, when scrubbing is on.
+    package func scrubbedForExport(_ text: String) -> String {
+        find((any PrivacyScrubbing).self)?.scrubbedForExport(text) ?? text
+    }
+}
