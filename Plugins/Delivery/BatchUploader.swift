@@ -32,6 +32,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private var watchdog: RequestWatchdog
     private var retryDelay: TimeInterval
     private var disabled = false
+    /// An attempt failed for want of local resources and was logged; cleared by any answer.
+    private var resourcesExhausted = false
     private var commitScheduled = false
     /// A flush is sending everything that was queued when it was asked for: after each
     /// delivered batch the next leaves at once, until a batch takes the last queued event.
@@ -163,6 +165,12 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         (store as? DiskEventStore)?.undurableCount ?? store.count
     }
 
+    /// File descriptors delivery holds: the disk log's lock and open segments, and the default
+    /// transport's kept connection (other transports are not counted).
+    package var openDescriptors: Int {
+        ((store as? DiskEventStore)?.openDescriptors ?? 0) + ((transport as? CurlTransport)?.openDescriptors ?? 0)
+    }
+
     /// The state for `getDebugInfo`.
     public func status() -> Status {
         let now = analytics?.configuration.clock.uptime() ?? 0
@@ -212,9 +220,13 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
         defer { scheduleCommit() }
         inFlight = nil
+        if case .failure(let error as LocalResourcesExhausted) = outcome, !current.abandoned {
+            return waitForResources(error, batch: batch)
+        }
         let now = analytics.configuration.clock.uptime()
         let verdict = ResponseClassifier.verdict(for: outcome, now: analytics.configuration.clock.now())
         if current.abandoned { return settleAbandoned(batch, verdict: verdict) }
+        resourcesExhausted = false
         if case .retry = verdict {} else if case .throttled = verdict {} else { retryDelay = options.initialRetryDelay }
         switch verdict {
         case .delivered:
@@ -275,6 +287,20 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             analytics.disable(reason: "ingestion answered \(status): check the write key and ingestion host")
             resolveWaiters()
         }
+    }
+
+    /// The process could not even start the request (no descriptor, no thread): the host is
+    /// not to blame, so the breaker is left alone; the batch stays at the head and is retried
+    /// after the usual doubling delay. One log line per episode.
+    private func waitForResources(_ error: LocalResourcesExhausted, batch: PendingBatch) {
+        statsBox.withLock { $0.retries += 1 }
+        if !resourcesExhausted {
+            resourcesExhausted = true
+            analytics?.logger.error("sdk.resources_exhausted: batch of \(batch.events.count) not sent: \(error); retrying, the breaker is not affected")
+        }
+        let wait = retryDelay
+        retryDelay = min(options.breaker.cooldown, retryDelay * 2)
+        scheduleRetry(after: wait)
     }
 
     /// The answer to a batch that a reset abandoned: reported once, never requeued.

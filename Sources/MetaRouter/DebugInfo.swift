@@ -59,6 +59,9 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var error: String?
     /// Delivery counters.
     public var stats: DeliveryStats
+    /// File descriptors the instance holds now: its event log's lock and open segments, and the
+    /// default transport's kept connection (`Docs/ServerSide.md`, "Descriptors").
+    public var openDescriptors = 0
 
     /// The write key with all but its last 4 characters masked.
     public static func mask(_ writeKey: String) -> String {
@@ -75,7 +78,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
             "queueLimit: \(queueLimit.map { "\($0.maxEvents) events (\($0.storage.rawValue))" } ?? "none")",
             "circuitState: \(circuitState.rawValue)", "circuitRemainingMs: \(circuitRemainingMs)",
             "flushInFlight: \(flushInFlight)", "tracing: \(tracing)",
-            "sent: \(stats.sent)", "dropped: \(stats.droppedTotal)",
+            "sent: \(stats.sent)", "dropped: \(stats.droppedTotal)", "openDescriptors: \(openDescriptors)",
             "rejectedWithoutIdentity: \(rejectedWithoutIdentity)", "overflowedEvents: \(overflowedEvents)",
             "consent: analytics \(consent.analytics), errors \(consent.errors)", "consentDroppedEvents: \(consentDroppedEvents)",
             "planViolations: \(planViolations)", "planBlockedEvents: \(planBlockedEvents)",

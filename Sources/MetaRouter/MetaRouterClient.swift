@@ -149,7 +149,7 @@ public final class MetaRouterClient: AnalyticsInterface {
             return DebugInfoParts(
                 anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
                 advertisingId: timeline.find(AdvertisingIDPlugin.self)?.advertisingId,
-                delivery: uploader?.status(), tracing: uploader?.tracing ?? false,
+                delivery: uploader?.status(), openDescriptors: uploader?.openDescriptors ?? 0, tracing: uploader?.tracing ?? false,
                 stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
                 rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit,
                 consent: timeline.find(ConsentPlugin.self)?.state ?? .granted,
@@ -178,6 +178,7 @@ public final class MetaRouterClient: AnalyticsInterface {
             rejectedWithoutIdentity: snapshot.rejectedWithoutIdentity,
             error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
         info.overflowedEvents = client.overflowedEvents
+        info.openDescriptors = snapshot.openDescriptors
         info.invalidInput = Dictionary(uniqueKeysWithValues: client.inputProblems.countsByCode.map { ($0.key.rawValue, $0.value) })
         info.planViolations = snapshot.planViolations
         info.planBlockedEvents = snapshot.planBlockedEvents
@@ -193,6 +194,7 @@ public final class MetaRouterClient: AnalyticsInterface {
         var groupId: String?
         var advertisingId: String?
         var delivery: BatchUploader.Status?
+        var openDescriptors = 0
         var tracing: Bool
         var stats: DeliveryStats
         var storageError: String?

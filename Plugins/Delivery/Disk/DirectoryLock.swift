@@ -27,6 +27,9 @@ final class DirectoryLock {
 
     deinit { release() }
 
+    /// Whether the lock's descriptor is open.
+    var isHeld: Bool { descriptor >= 0 }
+
     /// Takes the lock again when its file is gone (the directory was removed and recreated),
     /// or throws ``DiskStoreError/locked(_:)`` when another process took it meanwhile.
     func ensureHeld(directory: URL) throws {

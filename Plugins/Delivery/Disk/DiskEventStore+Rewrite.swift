@@ -16,6 +16,9 @@ extension DiskEventStore {
     /// The first and the longest wait between attempts to restore a faulted log.
     static let restoreBackoff: ClosedRange<TimeInterval> = 0.25...30
 
+    /// File descriptors the log holds: the directory lock and the open segments.
+    package var openDescriptors: Int { closed ? 0 : files.openDescriptors + (lock.isHeld ? 1 : 0) }
+
     /// Whether records reach the files (no fault is waiting to be restored).
     package var isWritable: Bool { fault == nil }
 

@@ -122,6 +122,10 @@ final class SegmentFiles {
         segments.dropLast().reduce(0) { $0 + $1.size } + (descriptor >= 0 ? activeSize : segments.last?.size ?? 0)
     }
 
+    /// Descriptors open now: the active segment, the one reads keep, finished segments waiting
+    /// for their sync.
+    var openDescriptors: Int { (descriptor >= 0 ? 1 : 0) + (reader == nil ? 0 : 1) + finished.count }
+
     /// Whether a segment is open for writing.
     var isWritable: Bool { descriptor >= 0 }
 

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import MetaRouterCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -25,6 +26,11 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
     private var handle: LibCurl.Handle?
     private var invalidated = false
     private let maxResponseBytes: Int
+    /// Whether the handle keeps a connection open after the last request (a descriptor).
+    private let keepsConnection = Locked(false)
+
+    /// Descriptors the transport holds between requests: its kept connection.
+    var openDescriptors: Int { keepsConnection.current ? 1 : 0 }
 
     /// A transport over the process's libcurl that keeps at most `maxResponseBytes` of a
     /// response body, or `nil` where libcurl cannot be loaded.
@@ -40,15 +46,23 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
 
     /// Sends the request on the transport's queue; one request at a time per transport.
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
-        queue.async { completion(self.perform(request)) }
+        queue.async {
+            let outcome = self.perform(request)
+            var socket = -1
+            if let handle = self.handle { _ = self.curl.getLong(handle, LibCurl.Option.lastSocket, &socket) }
+            self.keepsConnection.withLock { $0 = socket >= 0 }
+            completion(outcome)
+        }
     }
 
     /// Closes the kept connection once requests already handed over are done.
     public func invalidate() {
+        keepsConnection.withLock { $0 = false }
         queue.async {
             self.invalidated = true
             if let handle = self.handle { self.curl.easyCleanup(handle) }
             self.handle = nil
+            self.keepsConnection.withLock { $0 = false }
         }
     }
 
@@ -93,7 +107,10 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
             }
         }
         // 23 (a write error): the body went past the limit and the transfer was stopped there.
-        guard code == 0 || code == 23 && answer.overflowed else { return .failure(error(for: code)) }
+        guard code == 0 || code == 23 && answer.overflowed else {
+            if code == 7, let exhausted = Self.descriptorsExhausted(curl: curl, handle: handle) { return .failure(exhausted) }
+            return .failure(error(for: code))
+        }
         var status = 0
         _ = curl.getLong(handle, LibCurl.Option.responseCode, &status)
         return .success(TransportResponse(status: status, headers: answer.fields, body: answer.body, isTruncated: answer.overflowed))
@@ -110,6 +127,26 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
         default: kind = .networkConnectionLost
         }
         return URLError(kind, userInfo: [NSLocalizedDescriptionKey: "\(text) (curl \(code))"])
+    }
+
+    /// After "couldn't connect": whether the cause was this process running out of descriptors
+    /// (libcurl reports a failed `socket()` as a failed connect, often without its errno), told
+    /// by the connect's errno or by trying to take one descriptor now.
+    private static func descriptorsExhausted(curl: LibCurl, handle: LibCurl.Handle) -> LocalResourcesExhausted? {
+        var osError = 0
+        _ = curl.getLong(handle, LibCurl.Option.osErrno, &osError)
+        if osError == Int(EMFILE) || osError == Int(ENFILE) {
+            return LocalResourcesExhausted(detail: String(cString: strerror(Int32(osError))))
+        }
+        guard osError == 0 else { return nil }
+        let probe = fcntl(0, F_DUPFD_CLOEXEC, 0)
+        guard probe < 0 else {
+            close(probe)
+            return nil
+        }
+        let reason = errno
+        guard reason == EMFILE || reason == ENFILE else { return nil }
+        return LocalResourcesExhausted(detail: String(cString: strerror(reason)))
     }
 
     private static func isSafe(_ text: String) -> Bool {

@@ -48,6 +48,10 @@ struct LibCurl: Sendable {
         static let redirectProtocols: Int32 = 182
         /// `CURLINFO_LONG + 2`.
         static let responseCode: Int32 = 0x20_0002
+        /// `CURLINFO_LONG + 29`: the connection's socket, -1 when none is kept.
+        static let lastSocket: Int32 = 0x20_001D
+        /// `CURLINFO_LONG + 25`: the `errno` of the last failed connect.
+        static let osErrno: Int32 = 0x20_0019
         /// `CURLPROTO_HTTP | CURLPROTO_HTTPS`.
         static let httpAndHTTPS = 3
     }

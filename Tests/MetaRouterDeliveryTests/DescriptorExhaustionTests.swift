@@ -1,0 +1,58 @@
+#if os(Linux)
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+/// A process out of file descriptors: the request that cannot get a socket is reported as
+/// what it is, not as the host being down — the breaker stays closed — and the batch goes out
+/// once descriptors are free again. (A child process: the limit is process-wide.)
+@Suite struct DescriptorExhaustionTests {
+    /// `getDebugInfo` counts what the instance holds: the log's lock and active segment, then
+    /// the kept connection once a batch went out; nothing once it is shut down.
+    @Test func debugInfoCountsTheDescriptorsAnInstanceHolds() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = InitOptions(writeKey: "descriptors-\(UUID())", ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
+        options.storageDirectory = directory.url
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = RecordingLogSink()
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        #expect(await analytics.getDebugInfo().openDescriptors == 2)
+        analytics.track("Counted")
+        await analytics.flushAndWait()
+        #expect(await analytics.getDebugInfo().openDescriptors == 3)
+        await analytics.shutdown()
+        #expect(await analytics.getDebugInfo().openDescriptors == 0)
+    }
+
+    @Test func runningOutOfDescriptorsIsNotTheHostBeingDown() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let process = Process()
+        process.executableURL = CrashChildLocator.url
+        process.arguments = ["fdlimit", directory.url.path, collector.baseURL.absoluteString]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let (lines, logs) = try await offThePool { () -> ([String], String) in
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let logged = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), String(decoding: logged, as: UTF8.self))
+        }
+        #expect(lines.contains { $0.hasPrefix("exhausted ") }, "\(lines)")
+        #expect(lines.contains("circuit closed retries 1"), "\(lines) \(logs)")
+        #expect(lines.contains("sent 5"), "\(lines)")
+        #expect(logs.contains("sdk.resources_exhausted"), "\(logs)")
+        #expect(!logs.contains("Couldn't connect"), "\(logs)")
+        #expect(try await collector.acceptedEvents().compactMap(\.number) == Array(0..<5))
+    }
+}
+#endif
