@@ -16,7 +16,7 @@ import MetaRouter
 //       handling: each queues <count> events without sending them (the second numbers its
 //       events from 1000), prints "ready <count>", and waits for a signal.
 //   crash, report, off: see CrashModes.swift; filelimit: see FileLimitMode.swift; fork: see
-//   ForkMode.swift; fdlimit: see DescriptorLimitMode.swift.
+//   ForkMode.swift; fdlimit: see DescriptorLimitMode.swift; tenants: see TenantsMode.swift.
 
 struct StandardErrorSink: LogSink {
     func log(level: LogLevel, message: String) {
@@ -55,6 +55,10 @@ if ["crash", "off"].contains(arguments[1]) {
 }
 if arguments[1] == "filelimit" {
     runFileLimitMode(directory: arguments[2], limit: Int(arguments.count > 4 ? arguments[4] : "") ?? 40_000)
+    exit(0)
+}
+if arguments[1] == "tenants" {
+    await runTenantsMode(directory: arguments[2], host: arguments[3], count: Int(arguments.count > 4 ? arguments[4] : "") ?? 100)
     exit(0)
 }
 if arguments[1] == "fdlimit" {

@@ -27,6 +27,15 @@ final class DirectoryLock {
 
     deinit { release() }
 
+    /// Takes the lock again after ``release()``, or throws ``DiskStoreError/locked(_:)`` when
+    /// another process took it meanwhile.
+    func reacquire(directory: URL) throws {
+        guard descriptor < 0 else { return }
+        let replacement = try DirectoryLock(directory: directory)
+        descriptor = replacement.descriptor
+        replacement.descriptor = -1
+    }
+
     /// Whether the lock's descriptor is open.
     var isHeld: Bool { descriptor >= 0 }
 

@@ -19,6 +19,30 @@ extension DiskEventStore {
     /// File descriptors the log holds: the directory lock and the open segments.
     package var openDescriptors: Int { closed ? 0 : files.openDescriptors + (lock.isHeld ? 1 : 0) }
 
+    /// Closes the log's files and gives up its lock until the next write, while the process
+    /// holds its descriptor budget and nothing waits to be written.
+    func parkIfOverBudget() {
+        guard !parked, !closed, fault == nil, buffer.isEmpty, DescriptorBudget.isOverBudget else { return }
+        files.park()
+        lock.release()
+        parked = true
+        DescriptorBudget.add(-2)
+    }
+
+    /// Takes the lock and opens the active segment again after ``parkIfOverBudget()``.
+    func unpark() throws {
+        guard parked else { return }
+        try lock.reacquire(directory: options.directory)
+        do {
+            try files.reopenActive()
+        } catch {
+            lock.release()
+            throw error
+        }
+        parked = false
+        DescriptorBudget.add(2)
+    }
+
     /// Whether records reach the files (no fault is waiting to be restored).
     package var isWritable: Bool { fault == nil }
 
@@ -67,6 +91,12 @@ extension DiskEventStore {
     /// gone from the queue.
     private func rewriteEverything() throws {
         buffer = []
+        if parked {
+            // The lock is held again (``restoreIfDue()``); a fresh segment replaces the old one.
+            files.park()
+            parked = false
+            DescriptorBudget.add(2)
+        }
         try startSegment()
         var pendingEntries = pending?.entries ?? []
         let moved = try rewrite(pendingEntries.indices, of: &pendingEntries) + rewrite(head..<entries.count, of: &entries)

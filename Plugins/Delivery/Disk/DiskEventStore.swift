@@ -111,6 +111,9 @@ public final class DiskEventStore: EventStore {
     /// Set while the log cannot be written: records are not gathered, events stay resident,
     /// and the log is rewritten whole once it can be written again.
     var fault: Fault?
+    /// The log's files (its lock too) are closed between writes: the process holds its
+    /// descriptor budget (``DescriptorBudget``).
+    var parked = false
     var closed = false
 
     /// What opening the log found.
@@ -134,6 +137,8 @@ public final class DiskEventStore: EventStore {
         lock = try DirectoryLock(directory: options.directory)
         files = SegmentFiles(directory: options.directory)
         try recover()
+        DescriptorBudget.add(2)
+        parkIfOverBudget()
     }
 
     /// Events held, the pending batch included.
@@ -261,6 +266,7 @@ public final class DiskEventStore: EventStore {
         }
         files.closeActive()
         lock.release()
+        if !parked { DescriptorBudget.add(-2) }
         closed = true
     }
 
@@ -281,6 +287,7 @@ public final class DiskEventStore: EventStore {
         if fault != nil { return restoreIfDue() }
         guard !buffer.isEmpty else { return }
         do {
+            try unpark()
             let base = files.activeSize
             try files.append(buffer)
             buffer.removeAll(keepingCapacity: true)
@@ -289,6 +296,7 @@ public final class DiskEventStore: EventStore {
             if files.activeSize >= options.segmentBytes { try startSegment() }
             deleteDeadSegments()
             try keepWithinDiskCap()
+            parkIfOverBudget()
         } catch {
             enterFault(error)
         }
@@ -303,6 +311,7 @@ public final class DiskEventStore: EventStore {
 
     /// Starts a new segment with the device time its records are stamped with.
     func startSegment() throws {
+        try unpark()
         try files.startSegment(id: nextSequence)
         try files.append(deviceTime.record.encoded())
     }

@@ -247,6 +247,33 @@ final class SegmentFiles {
         reader = nil
     }
 
+    /// Closes every descriptor the log holds — the active segment (without an `fsync`: the
+    /// data is in the page cache, which survives the process), the one reads keep and finished
+    /// segments — until ``reopenActive()``.
+    func park() {
+        closeReader()
+        for segment in finished { close(segment.descriptor) }
+        finished = []
+        guard descriptor >= 0 else { return }
+        if !segments.isEmpty { segments[segments.count - 1].size = activeSize }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    /// Opens the active segment again after ``park()``, checking it is still the file the log
+    /// wrote (a regular file of the size it left).
+    func reopenActive() throws {
+        guard descriptor < 0, let active = segments.last else { return }
+        let opened = open(active.url.path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        guard opened >= 0 else { throw DiskStoreError.io("cannot reopen \(active.url.path): \(String(cString: strerror(errno)))") }
+        var info = stat()
+        guard fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == activeSize else {
+            close(opened)
+            throw DiskStoreError.io("\(active.url.lastPathComponent) changed while the log had it closed")
+        }
+        descriptor = opened
+    }
+
     /// Flushes and closes the active segment; later appends fail.
     func closeActive() {
         closeReader()

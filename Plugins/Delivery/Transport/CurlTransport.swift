@@ -26,11 +26,15 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
     private var handle: LibCurl.Handle?
     private var invalidated = false
     private let maxResponseBytes: Int
-    /// Whether the handle keeps a connection open after the last request (a descriptor).
-    private let keepsConnection = Locked(false)
+    /// Descriptors the handle keeps between requests (see `settleConnection()`).
+    private let heldDescriptors = Locked(0)
 
-    /// Descriptors the transport holds between requests: its kept connection.
-    var openDescriptors: Int { keepsConnection.current ? 1 : 0 }
+    /// Set when ``invalidate()`` is called: the kept connection is as good as closed.
+    private let closing = Locked(false)
+
+    /// Descriptors the transport holds between requests: its kept connection and libcurl's
+    /// own pair.
+    var openDescriptors: Int { closing.current ? 0 : heldDescriptors.current }
 
     /// A transport over the process's libcurl that keeps at most `maxResponseBytes` of a
     /// response body, or `nil` where libcurl cannot be loaded.
@@ -42,27 +46,48 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
 
     deinit {
         if let handle { curl.easyCleanup(handle) }
+        DescriptorBudget.add(-heldDescriptors.current)
     }
 
     /// Sends the request on the transport's queue; one request at a time per transport.
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
-        queue.async {
-            let outcome = self.perform(request)
-            var socket = -1
-            if let handle = self.handle { _ = self.curl.getLong(handle, LibCurl.Option.lastSocket, &socket) }
-            self.keepsConnection.withLock { $0 = socket >= 0 }
-            completion(outcome)
+        RequestAdmission.admit { [self] in
+            queue.async {
+                let outcome = self.perform(request)
+                self.settleConnection()
+                RequestAdmission.finished()
+                completion(outcome)
+            }
         }
+    }
+
+    /// After a request: counts what the handle keeps against the process's
+    /// ``DescriptorBudget`` — its connection, and the pair of descriptors libcurl's internal
+    /// multi handle keeps to wake itself — or, when the process is over the budget, releases
+    /// the handle and all of them.
+    private func settleConnection() {
+        if DescriptorBudget.isOverBudget, let handle {
+            curl.easyCleanup(handle)
+            self.handle = nil
+        }
+        var socket = -1
+        if let handle { _ = curl.getLong(handle, LibCurl.Option.lastSocket, &socket) }
+        let held = handle == nil ? 0 : (socket >= 0 ? 3 : 2)
+        let before = heldDescriptors.withLock { current -> Int in
+            defer { current = held }
+            return current
+        }
+        if before != held { DescriptorBudget.add(held - before) }
     }
 
     /// Closes the kept connection once requests already handed over are done.
     public func invalidate() {
-        keepsConnection.withLock { $0 = false }
+        closing.withLock { $0 = true }
         queue.async {
             self.invalidated = true
             if let handle = self.handle { self.curl.easyCleanup(handle) }
             self.handle = nil
-            self.keepsConnection.withLock { $0 = false }
+            self.settleConnection()
         }
     }
 
