@@ -37,23 +37,8 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let process = Process()
-        process.executableURL = CrashChildLocator.url
-        process.arguments = ["tenants", directory.url.path, collector.baseURL.absoluteString, "10000"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let (lines, logs, status) = try await offThePool { () -> ([String], String, Int32) in
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            let logged = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (
-                String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), String(decoding: logged, as: UTF8.self),
-                process.terminationStatus
-            )
-        }
+        let child = try await runChildProcess(["tenants", directory.url.path, collector.baseURL.absoluteString, "10000"])
+        let (lines, logs, status) = (child.lines, child.logs, child.status)
         #expect(status == 0)
         #expect(lines.contains { $0.hasPrefix("tenants 10000 sent 20000 ") }, "\(lines)")
         #expect(lines.contains("shutdown true"), "\(lines)")
@@ -66,20 +51,8 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let process = Process()
-        process.executableURL = CrashChildLocator.url
-        process.arguments = ["fdlimit", directory.url.path, collector.baseURL.absoluteString]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let (lines, logs) = try await offThePool { () -> ([String], String) in
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            let logged = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), String(decoding: logged, as: UTF8.self))
-        }
+        let child = try await runChildProcess(["fdlimit", directory.url.path, collector.baseURL.absoluteString])
+        let (lines, logs) = (child.lines, child.logs)
         #expect(lines.contains { $0.hasPrefix("exhausted ") }, "\(lines)")
         #expect(lines.contains("circuit closed retries 1"), "\(lines) \(logs)")
         #expect(lines.contains("sent 5"), "\(lines)")

@@ -12,20 +12,8 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let process = Process()
-        process.executableURL = CrashChildLocator.url
-        process.arguments = ["fork", directory.url.path, collector.baseURL.absoluteString]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let (lines, logs) = try await offThePool { () -> ([String], String) in
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            let logged = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), String(decoding: logged, as: UTF8.self))
-        }
+        let child = try await runChildProcess(["fork", directory.url.path, collector.baseURL.absoluteString])
+        let (lines, logs) = (child.lines, child.logs)
         #expect(lines.contains { $0.hasPrefix("child done inert") && $0.hasSuffix("false") }, "\(lines)")
         #expect(lines.contains("child status 0"), "\(lines)")
         #expect(lines.contains("parent sent 10"), "\(lines)")
