@@ -141,6 +141,10 @@ public final class DiskEventStore: EventStore {
         parkIfOverBudget()
     }
 
+    deinit {
+        if !closed, !parked { DescriptorBudget.add(-2) }
+    }
+
     /// Events held, the pending batch included.
     public var count: Int { entries.count - head + (pending?.entries.count ?? 0) }
 
