@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// The file descriptors the SDK's event logs and kept connections hold across the process,
-/// against a budget of half the process's limit (`RLIMIT_NOFILE`), so that thousands of
+/// against a budget of a third of the process's limit (`RLIMIT_NOFILE`), so that thousands of
 /// instances in one server never take the descriptors the host needs.
 ///
 /// Over the budget, every log closes its files after each write (its lock too) and reopens
@@ -28,7 +28,7 @@ enum DescriptorBudget {
         guard read == 0 else { return 512 }
         // An unlimited limit reads as the largest value: held to 2^20 like any large one.
         let soft = UInt64(clamping: limits.rlim_cur)
-        return Int(max(16, min(soft, 1 << 20) / 2))
+        return Int(max(16, min(soft, 1 << 20) / 3))
     }()
 
     private static let held = Locked(0)
@@ -45,13 +45,13 @@ enum DescriptorBudget {
     static var current: Int { held.current }
 }
 
-/// Requests in flight across every ``CurlTransport`` of the process, at most a quarter of the
-/// descriptor budget: each holds a socket, and thousands of instances flushing at once would
-/// otherwise open thousands. A request beyond the limit waits, in arrival order, for one to
-/// finish; no thread blocks while it waits.
+/// Requests in flight across every ``CurlTransport`` of the process, at most an eighth of the
+/// descriptor budget: each holds a socket and libcurl's own pair of descriptors, and thousands
+/// of instances flushing at once would otherwise open thousands. A request beyond the limit
+/// waits, in arrival order, for one to finish; no thread blocks while it waits.
 enum RequestAdmission {
     /// Requests in flight at most.
-    static let limit = max(8, DescriptorBudget.limit / 4)
+    static let limit = max(8, DescriptorBudget.limit / 8)
 
     private struct State {
         var inFlight = 0

@@ -1,9 +1,9 @@
 import Foundation
 import MetaRouterCore
 
-/// Rewriting queued events' records, for the two cases where the files no longer match the
-/// queue: the disk went away for a while (a failed write or open, a removed directory), and
-/// eviction left dead records pinned behind live ones beyond ``Options/maxBytes``.
+/// When the files no longer match the queue: the disk went away for a while (a failed write or
+/// open, a removed directory) and every queued event is written again; eviction left dead
+/// segments behind a live one, and a summary of the removals lets them go.
 extension DiskEventStore {
     /// While the log cannot be written.
     struct Fault {
@@ -22,7 +22,7 @@ extension DiskEventStore {
     /// Closes the log's files and gives up its lock until the next write, while the process
     /// holds its descriptor budget and nothing waits to be written.
     func parkIfOverBudget() {
-        guard !parked, !closed, fault == nil, buffer.isEmpty, DescriptorBudget.isOverBudget else { return }
+        guard !parked, !closed, fault == nil, buffer.isEmpty, pendingRemovals.isEmpty, DescriptorBudget.isOverBudget else { return }
         files.park()
         lock.release()
         parked = true
@@ -57,6 +57,7 @@ extension DiskEventStore {
         guard fault == nil else { return }
         fault = Fault(nextAttempt: clock.uptime() + Self.restoreBackoff.lowerBound, backoff: Self.restoreBackoff.lowerBound * 2)
         buffer = []
+        pendingRemovals = []
         logger?.error(
             "sdk.event_log_error: event log: \(error); events stay queued in memory and the log is retried until it can be written")
     }
@@ -91,6 +92,7 @@ extension DiskEventStore {
     /// gone from the queue.
     private func rewriteEverything() throws {
         buffer = []
+        pendingRemovals = []
         if parked {
             // The lock is held again (``restoreIfDue()``); a fresh segment replaces the old one.
             files.park()
@@ -110,29 +112,30 @@ extension DiskEventStore {
         files.deleteAllButActive()
     }
 
-    /// Keeps the log's files within ``Options/maxBytes`` plus one segment: while they are
-    /// above it, the live records of the oldest segment (typically the pending batch, which
-    /// eviction never takes) are written again to the active one, and it is deleted, with
-    /// every dead segment behind it.
-    func keepWithinDiskCap() throws {
-        var rounds = files.segments.count
-        while files.totalBytes > options.maxBytes + options.segmentBytes, rounds > 0, let oldest = files.segments.first,
-            oldest.id != files.activeId
-        {
-            rounds -= 1
-            var pendingEntries = pending?.entries ?? []
-            let fromPending = pendingEntries.indices.filter { pendingEntries[$0].segment == oldest.id }
-            let moved = try rewrite(fromPending, of: &pendingEntries)
-                + rewrite((head..<entries.count).filter { entries[$0].segment == oldest.id }, of: &entries)
-            if let current = pending, !fromPending.isEmpty {
-                pending = (current.batch, pendingEntries)
-                try files.append(LogRecord.batch(key: current.batch.idempotencyKey, ranges: LogRecord.ranges(pendingEntries.map(\.sequence))).encoded())
-            }
-            liveBySegment[oldest.id] = 0
-            if let active = files.activeId { liveBySegment[active, default: 0] += moved }
-            logger?.debug("sdk.event_log_compacted: event log over its cap: \(moved) live event(s) of \(oldest.url.lastPathComponent) moved forward")
-            deleteDeadSegments()
-            if files.activeSize >= options.segmentBytes { try startSegment() }
+    /// Logs, in one `removed` record at the end of the active segment, every sequence number
+    /// below the next that is not queued now, so that no removal depends on the segment that
+    /// first logged it: any dead segment may then be deleted, not only a dead prefix. Only when
+    /// every record is written (nothing buffered) and the queued events fall into at most 1,024
+    /// runs of sequence numbers (they are the pending batch and the head onward: a few).
+    /// Returns whether the summary was written.
+    func logRemovalSummary() -> Bool {
+        guard fault == nil, files.isWritable, buffer.isEmpty, pendingRemovals.isEmpty, nextSequence > 1 else { return false }
+        let live = ((pending?.entries ?? []) + entries[head...]).map(\.sequence).sorted()
+        var removed: [ClosedRange<UInt64>] = []
+        var next: UInt64 = 1
+        for sequence in live {
+            if sequence > next { removed.append(next...(sequence - 1)) }
+            next = max(next, sequence + 1)
+            if removed.count > 1_024 { return false }
+        }
+        if next < nextSequence { removed.append(next...(nextSequence - 1)) }
+        guard !removed.isEmpty else { return true }
+        do {
+            try files.append(LogRecord.removed(removed).encoded())
+            return true
+        } catch {
+            enterFault(error)
+            return false
         }
     }
 

@@ -108,6 +108,10 @@ public final class DiskEventStore: EventStore {
     var readAhead: (segment: UInt64, offset: Int, bytes: [UInt8])?
     /// Records gathered since the last commit.
     var buffer: [UInt8] = []
+    /// Events that left the queue since the last commit, logged as one `removed` record at the
+    /// commit: eviction takes one event per call while the queue is full, and a record per
+    /// call would add a sixth to what the disk holds.
+    var pendingRemovals: [UInt64] = []
     /// Set while the log cannot be written: records are not gathered, events stay resident,
     /// and the log is rewritten whole once it can be written again.
     var fault: Fault?
@@ -152,7 +156,7 @@ public final class DiskEventStore: EventStore {
     public var bytesWritten: Int { files.bytesWritten }
 
     /// Whether records are waiting for ``commit()`` (or the log waits to be restored).
-    public var hasUncommittedRecords: Bool { !buffer.isEmpty || fault != nil }
+    public var hasUncommittedRecords: Bool { !buffer.isEmpty || !pendingRemovals.isEmpty || fault != nil }
 
     /// Logs and queues the event, evicting the oldest non-pending ones beyond the caps.
     public func append(_ event: QueuedEvent) -> [QueuedEvent] {
@@ -244,6 +248,7 @@ public final class DiskEventStore: EventStore {
         residentBytes = 0
         liveBySegment = [:]
         buffer = []
+        pendingRemovals = []
         firstUncommittedSequence = nextSequence
         readAhead = nil
         if fault == nil {
@@ -283,12 +288,16 @@ public final class DiskEventStore: EventStore {
         files.syncInBackground()
     }
 
-    /// Writes the records gathered since the last commit in one go; rolls and deletes
-    /// segments, and keeps the files within ``Options/maxBytes`` plus a segment. While the log
-    /// is faulted, tries to restore it instead (with backoff).
+    /// Writes the records gathered since the last commit in one go (the removals gathered since
+    /// too, as one record); rolls segments and deletes dead ones. While the log is faulted,
+    /// tries to restore it instead (with backoff).
     public func commit() {
         guard !closed else { return }
         if fault != nil { return restoreIfDue() }
+        if !pendingRemovals.isEmpty {
+            buffer += LogRecord.removed(LogRecord.ranges(pendingRemovals)).encoded()
+            pendingRemovals.removeAll(keepingCapacity: true)
+        }
         guard !buffer.isEmpty else { return }
         do {
             try unpark()
@@ -299,7 +308,6 @@ public final class DiskEventStore: EventStore {
             spillBeyondBudget()
             if files.activeSize >= options.segmentBytes { try startSegment() }
             deleteDeadSegments()
-            try keepWithinDiskCap()
             parkIfOverBudget()
         } catch {
             enterFault(error)
@@ -326,13 +334,22 @@ public final class DiskEventStore: EventStore {
             liveBySegment[entry.segment, default: 1] -= 1
             recordBytes -= Int(entry.length)
         }
-        if fault == nil { buffer += LogRecord.removed(LogRecord.ranges(removed.map(\.sequence))).encoded() }
+        if fault == nil { pendingRemovals += removed.map(\.sequence) }
     }
 
+    /// Deletes the segments none of whose events is queued any more: the dead prefix, and
+    /// dead segments behind a live one (a pending batch that eviction never takes keeps the
+    /// oldest alive) once a summary of every removal is logged (``logRemovalSummary()``).
     func deleteDeadSegments() {
         while let oldest = files.segments.first, oldest.id != files.activeId, (liveBySegment[oldest.id] ?? 0) <= 0 {
             liveBySegment[oldest.id] = nil
             files.delete(id: oldest.id)
+        }
+        let dead = files.segments.dropFirst().filter { $0.id != files.activeId && (liveBySegment[$0.id] ?? 0) <= 0 }
+        guard !dead.isEmpty, logRemovalSummary() else { return }
+        for segment in dead {
+            liveBySegment[segment.id] = nil
+            files.delete(id: segment.id)
         }
     }
 
