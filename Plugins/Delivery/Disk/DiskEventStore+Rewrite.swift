@@ -112,6 +112,30 @@ extension DiskEventStore {
         files.deleteAllButActive()
     }
 
+    /// The pending batch, which eviction never takes, keeps the oldest segment on disk once
+    /// every other event in it is gone. While the files are above the cap plus half a segment
+    /// and the batch is all that is left there (and at most a quarter of a segment), its records
+    /// are written again at the end of the active segment — same sequence numbers, its key
+    /// after them — and the oldest segment is deleted. (Moving more than that left dead copies
+    /// in the middle segments faster than it freed the oldest.)
+    func movePendingOutOfOldestSegment() throws {
+        guard files.totalBytes > options.maxBytes + options.segmentBytes / 2, let current = pending,
+            let oldest = files.segments.first, oldest.id != files.activeId
+        else { return }
+        var pendingEntries = current.entries
+        let fromPending = pendingEntries.indices.filter { pendingEntries[$0].segment == oldest.id }
+        guard !fromPending.isEmpty, liveBySegment[oldest.id] ?? 0 == fromPending.count,
+            fromPending.reduce(0, { $0 + Int(pendingEntries[$1].length) }) <= options.segmentBytes / 4
+        else { return }
+        let moved = try rewrite(fromPending, of: &pendingEntries)
+        pending = (current.batch, pendingEntries)
+        try files.append(LogRecord.batch(key: current.batch.idempotencyKey, ranges: LogRecord.ranges(pendingEntries.map(\.sequence))).encoded())
+        liveBySegment[oldest.id] = 0
+        if let active = files.activeId { liveBySegment[active, default: 0] += moved }
+        deleteDeadSegments()
+        if files.activeSize >= options.segmentBytes { try startSegment() }
+    }
+
     /// Logs, in one `removed` record at the end of the active segment, every sequence number
     /// below the next that is not queued now, so that no removal depends on the segment that
     /// first logged it: any dead segment may then be deleted, not only a dead prefix. Only when

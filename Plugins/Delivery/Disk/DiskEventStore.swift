@@ -308,6 +308,7 @@ public final class DiskEventStore: EventStore {
             spillBeyondBudget()
             if files.activeSize >= options.segmentBytes { try startSegment() }
             deleteDeadSegments()
+            try movePendingOutOfOldestSegment()
             parkIfOverBudget()
         } catch {
             enterFault(error)
