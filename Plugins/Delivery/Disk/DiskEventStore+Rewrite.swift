@@ -3,7 +3,9 @@ import MetaRouterCore
 
 /// When the files no longer match the queue: the disk went away for a while (a failed write or
 /// open, a removed directory) and every queued event is written again; eviction left dead
-/// segments behind a live one, and a summary of the removals lets them go.
+/// segments behind a live one, and a summary of the removals lets them go; the pending batch
+/// alone keeps the oldest segment, and it moves forward. Also where the log gives up its
+/// descriptors between writes (``DescriptorBudget``).
 extension DiskEventStore {
     /// While the log cannot be written.
     struct Fault {
@@ -124,7 +126,7 @@ extension DiskEventStore {
         else { return }
         var pendingEntries = current.entries
         let fromPending = pendingEntries.indices.filter { pendingEntries[$0].segment == oldest.id }
-        guard !fromPending.isEmpty, liveBySegment[oldest.id] ?? 0 == fromPending.count,
+        guard !fromPending.isEmpty, (liveBySegment[oldest.id] ?? 0) == fromPending.count,
             fromPending.reduce(0, { $0 + Int(pendingEntries[$1].length) }) <= options.segmentBytes / 4
         else { return }
         let moved = try rewrite(fromPending, of: &pendingEntries)
