@@ -32,9 +32,10 @@ import Testing
             return false
         }
 
-        /// Polls (10 s at most) until a log line with `signal` has been logged.
+        /// Polls (60 s at most: under ThreadSanitizer a large download takes seconds) until a
+        /// log line with `signal` has been logged.
         func waitForLog(_ signal: String) async -> Bool {
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
                 if logs.messages.contains(where: { $0.contains(signal) }) { return true }
                 try? await Task.sleep(nanoseconds: 5_000_000)
