@@ -21,19 +21,16 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// Weak: the client owns this uploader through its timeline; a strong reference back would
     /// keep every client, its URLSession, timers and the event log's lock alive for good.
     private weak var analytics: AnalyticsClient?
-    private var breaker: CircuitBreaker
+    private var retries: RetryPlan
     private var batchSize: Int
-    private var inFlight: InFlight?
+    private var inFlight: InFlightRequest?
     /// The smallest batch size the host refused with 413 this session; batches stay below it.
     private var refusedBatchSize = Int.max
     private var syncTimer: (any ScheduledWork)?
     private var attempts = 0
     private var retryTimer: (any ScheduledWork)?
     private var watchdog: RequestWatchdog
-    private var retryDelay: TimeInterval
     private var disabled = false
-    /// An attempt failed for want of local resources and was logged; cleared by any answer.
-    private var resourcesExhausted = false
     private var commitScheduled = false
     /// A flush is sending everything that was queued when it was asked for: after each
     /// delivered batch the next leaves at once, until a batch takes the last queued event.
@@ -63,9 +60,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         self.transport = transport
         self.policies = policies
         self.onPermanentFailure = onPermanentFailure
-        breaker = CircuitBreaker(policy: options.breaker, random: breakerRandom)
+        retries = RetryPlan(options: options, random: breakerRandom)
         batchSize = max(1, options.maxBatchSize)
-        retryDelay = options.initialRetryDelay
         watchdog = RequestWatchdog(limit: options.requestTimeout * 2 + 5)
     }
 
@@ -130,7 +126,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     public func reset() {
         retryTimer?.cancel()
         retryTimer = nil
-        retryDelay = options.initialRetryDelay
+        retries.restartDelay()
         var removed = store.removeAll()
         if let current = inFlight, !current.abandoned {
             inFlight?.abandoned = true
@@ -175,8 +171,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     public func status() -> Status {
         let now = analytics?.configuration.clock.uptime() ?? 0
         return Status(
-            queueLength: store.count, circuitState: breaker.state,
-            circuitRemainingMs: Int((breaker.remainingCooldown(at: now) * 1000).rounded(.up)),
+            queueLength: store.count, circuitState: retries.breaker.state,
+            circuitRemainingMs: Int((retries.remainingCooldown(at: now) * 1000).rounded(.up)),
             flushInFlight: inFlight != nil, maxBatchSize: batchSize, disabled: disabled)
     }
 
@@ -185,7 +181,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private func sendNext() {
         guard !disabled, inFlight == nil, retryTimer == nil, let analytics else { return resolveIfIdle() }
         let now = analytics.configuration.clock.uptime()
-        guard breaker.allowsRequest(at: now) else { return scheduleRetry(after: breaker.remainingCooldown(at: now)) }
+        guard retries.allowsRequest(at: now) else { return scheduleRetry(after: retries.remainingCooldown(at: now)) }
         guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
             draining = false
             return resolveWaiters()
@@ -208,7 +204,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         let request = TransportRequest(url: options.endpoint, headers: headers, body: body, timeout: options.requestTimeout)
         attempts += 1
         let attempt = attempts
-        inFlight = InFlight(attempt: attempt, started: now, batch: batch)
+        inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
         armWatchdog(after: watchdog.limit)
         transport.send(request) { [weak self] outcome in
             self?.onExecutor { $0.handle(outcome, for: batch, attempt: attempt) }
@@ -226,11 +222,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         let now = analytics.configuration.clock.uptime()
         let verdict = ResponseClassifier.verdict(for: outcome, now: analytics.configuration.clock.now())
         if current.abandoned { return settleAbandoned(batch, verdict: verdict) }
-        resourcesExhausted = false
-        if case .retry = verdict {} else if case .throttled = verdict {} else { retryDelay = options.initialRetryDelay }
         switch verdict {
         case .delivered:
-            breaker.recordSuccess()
+            retries.hostAnswered()
             store.acknowledge(batch)
             let first = statsBox.withLock { stats -> Bool in
                 defer { stats.sent += batch.events.count }
@@ -241,27 +235,21 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             batchSize = min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2)
             sendMore()
         case .retry:
-            breaker.recordFailure(at: now)
             statsBox.withLock { $0.retries += 1 }
-            // Before the breaker opens, a short doubling delay; once open, its cooldown rules.
-            let wait = max(retryDelay, breaker.remainingCooldown(at: now))
-            retryDelay = min(options.breaker.cooldown, retryDelay * 2)
+            let wait = retries.hostFailed(at: now)
             describeFailure(outcome, batch: batch, wait: wait)
             scheduleRetry(after: wait)
         case .throttled(let retryAfter):
-            // The seed's rule: wait = max(Retry-After, breaker, 1 s).
-            breaker.recordFailure(at: now)
             statsBox.withLock { $0.retries += 1 }
-            let asked = retryAfter ?? 0
-            if asked > ResponseClassifier.retryAfterCeiling {
+            let (wait, asked) = retries.hostThrottled(retryAfter: retryAfter, at: now)
+            if let asked {
                 analytics.logger.warning(
                     "sdk.retry_after_capped: the host asked to wait \(asked.isFinite ? String(format: "%.0f", asked) : "forever") s; waiting the \(Int(ResponseClassifier.retryAfterCeiling)) s ceiling instead")
             }
-            let wait = max(min(asked, ResponseClassifier.retryAfterCeiling), breaker.remainingCooldown(at: now), 1)
             describeFailure(outcome, batch: batch, wait: wait)
             scheduleRetry(after: wait)
         case .tooLarge:
-            breaker.recordSuccess()
+            retries.hostAnswered()
             if batch.events.count > 1 {
                 refusedBatchSize = min(refusedBatchSize, batch.events.count)
                 batchSize = max(1, min(batchSize, batch.events.count) / 2)
@@ -274,12 +262,12 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
             // Never re-sent at once: the retry floor applies.
             scheduleRetry(after: options.initialRetryDelay)
         case .rejected(let status):
-            breaker.recordSuccess()
+            retries.hostAnswered()
             store.acknowledge(batch)
             drop(batch.events, reason: .rejected, status: status)
             sendMore()
         case .fatal(let status):
-            breaker.recordSuccess()
+            retries.hostAnswered()
             disabled = true
             stop()
             store.acknowledge(batch)
@@ -294,12 +282,10 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// after the usual doubling delay. One log line per episode.
     private func waitForResources(_ error: LocalResourcesExhausted, batch: PendingBatch) {
         statsBox.withLock { $0.retries += 1 }
-        if !resourcesExhausted {
-            resourcesExhausted = true
+        let (wait, first) = retries.resourcesLacking()
+        if first {
             analytics?.logger.error("sdk.resources_exhausted: batch of \(batch.events.count) not sent: \(error); retrying, the breaker is not affected")
         }
-        let wait = retryDelay
-        retryDelay = min(options.breaker.cooldown, retryDelay * 2)
         scheduleRetry(after: wait)
     }
 
@@ -375,13 +361,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     }
 
     private func describeFailure(_ outcome: Result<TransportResponse, any Error>, batch: PendingBatch, wait: TimeInterval) {
-        let cause: String
-        switch outcome {
-        case .success(let response): cause = "status \(response.status)"
-        case .failure(let error): cause = "network error (\(error.localizedDescription))"
-        }
         analytics?.logger.warning(
-            "sdk.flush_retry_scheduled: batch of \(batch.events.count) not delivered: \(cause); retrying in \(String(format: "%.1f", wait)) s (breaker \(breaker.state.rawValue))")
+            "sdk.flush_retry_scheduled: batch of \(batch.events.count) not delivered: \(ResponseClassifier.cause(of: outcome)); retrying in \(String(format: "%.1f", wait)) s (breaker \(retries.breaker.state.rawValue))")
     }
 
     private func drop(_ events: [QueuedEvent], reason: DropReason, status: Int?) {
@@ -408,16 +389,6 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         let resolved = waiters
         waiters = []
         for waiter in resolved { waiter() }
-    }
-
-    /// The request in flight: at most one per uploader, across resets too.
-    private struct InFlight {
-        let attempt: Int
-        /// Monotonic seconds.
-        let started: TimeInterval
-        let batch: PendingBatch
-        /// A reset dropped the queue while this was in flight: its answer only reports it.
-        var abandoned = false
     }
 
     private func onExecutor(_ work: @escaping @Sendable (BatchUploader) -> Void) {

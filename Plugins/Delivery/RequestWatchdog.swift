@@ -47,3 +47,14 @@ struct RequestWatchdog {
         timer = nil
     }
 }
+
+/// The request in flight: at most one per uploader, across resets too; what the watchdog
+/// watches and the answer is matched against.
+struct InFlightRequest {
+    let attempt: Int
+    /// When it left, in monotonic seconds.
+    let started: TimeInterval
+    let batch: PendingBatch
+    /// A reset dropped the queue while this was in flight: its answer only reports it.
+    var abandoned = false
+}

@@ -42,6 +42,14 @@ public enum ResponseClassifier {
         }
     }
 
+    /// The outcome in words for a log line: `status 503`, `network error (…)`.
+    static func cause(of outcome: Result<TransportResponse, any Error>) -> String {
+        switch outcome {
+        case .success(let response): return "status \(response.status)"
+        case .failure(let error): return "network error (\(error.localizedDescription))"
+        }
+    }
+
     /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP-date, as the
     /// server said it (an endless value as `.infinity`); the uploader applies
     /// ``retryAfterCeiling``.
