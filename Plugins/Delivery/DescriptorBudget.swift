@@ -40,9 +40,6 @@ enum DescriptorBudget {
 
     /// Whether the SDK holds its budget or more.
     static var isOverBudget: Bool { held.current >= limit }
-
-    /// Descriptors counted now.
-    static var current: Int { held.current }
 }
 
 /// Requests in flight across every ``CurlTransport`` of the process, at most an eighth of the

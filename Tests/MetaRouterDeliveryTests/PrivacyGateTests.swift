@@ -50,6 +50,10 @@ import Testing
         let relayed = try await hook.waitFor(timeout: 60) { $0.count >= 2 }
         analytics.setConsent(ConsentState(analytics: false, errors: true))
         analytics.emit(.userDefined(["note": "after withdrawal", "n": 2]))
+        let dropped = await withCheckedContinuation { continuation in
+            analytics.client.perform { continuation.resume(returning: $0.find(SignalsPlugin.self)?.droppedWithoutConsent ?? -1) }
+        }
+        #expect(dropped == 1)
         await analytics.shutdown()
         let bodies = try await hook.requests().compactMap { $0.body.map { Data(JSONWriter.bytes($0)) } }
         #expect(relayed.count == 2)

@@ -3,9 +3,10 @@ import MetaRouterCore
 
 extension DiskEventStore {
     /// Reads every segment one at a time, rebuilds the queue's index, resumes the device time,
-    /// applies age and caps, and starts a fresh segment for new records. Survivors stay in the segments that hold
-    /// them and are read back when batched, so opening a large backlog does not hold it all in
-    /// memory; what age and caps dropped is logged as removed, so it stays dropped.
+    /// applies age and caps, and starts a fresh segment for new records. Survivors stay in the
+    /// segments that hold them and are read back when batched, so opening a large backlog does
+    /// not hold it all in memory; what age and caps dropped is logged as removed, so it stays
+    /// dropped.
     func recover() throws {
         var report = RecoveryReport()
         var previous = DeviceTime.Previous()

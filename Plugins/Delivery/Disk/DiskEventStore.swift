@@ -11,8 +11,9 @@ import MetaRouterCore
 ///   record); a batch's `Idempotency-Key` is logged with its events, so a batch interrupted by a
 ///   crash is re-sent after restart with the same key.
 /// - Opening recovers the log: damaged records and torn tails are skipped and counted, events
-///   on this device for longer than ``Options/maxAge`` (``DeviceTime``) are dropped, caps are applied oldest first, and the
-///   survivors stay where they are on disk; new records go to a fresh segment.
+///   on this device for longer than ``Options/maxAge`` (``DeviceTime``) are dropped, caps are
+///   applied oldest first, and the survivors stay where they are on disk; new records go to a
+///   fresh segment.
 /// - Segments whose events are all gone are deleted; only files this store names are touched.
 /// - Memory holds an index entry per queued event (~70 bytes) and the encoded bytes of at most
 ///   ``Options/residentBytes`` of them; the rest are read back from their segment when they
@@ -27,7 +28,8 @@ public final class DiskEventStore: EventStore {
         /// Events kept at most; the oldest go first.
         public var maxEvents = 10_000
         /// Bytes of queued events' records kept at most; the oldest go first. The log's files
-        /// stay within this plus one segment (``segmentBytes``) at every moment.
+        /// stay within this plus a segment (``segmentBytes``, which a commit may overrun) while
+        /// the pending batch is at most a quarter of a segment (`Docs/Persistence.md`).
         public var maxBytes = 50 * 1024 * 1024
         /// Events that have been on this device longer than this — measured from when each was
         /// written to the log, not by its timestamp, and not by the wall clock alone — are
