@@ -69,8 +69,8 @@ public final class SignalsPlugin: Plugin {
     }
 
     /// Adds an emitted signal, stamped `time`; runs the generators. Call on the executor.
-    /// While analytics consent is withdrawn the signal is dropped (counted in
-    /// ``droppedWithoutConsent``): it never reaches the buffer, a broadcaster or a generator.
+    /// While analytics consent is withdrawn the signal is dropped (and counted): it never
+    /// reaches the buffer, a broadcaster or a generator.
     /// With PII scrubbing on, its data is scrubbed as event properties are.
     public func add(_ content: SignalContent, at time: Date, timeline: Timeline) {
         guard timeline.collectsAnalytics else {
@@ -81,8 +81,8 @@ public final class SignalsPlugin: Plugin {
         append(type: content.type, data: timeline.scrubbedForExport(content.data), at: time)
     }
 
-    /// Signals dropped because analytics consent was withdrawn.
-    public private(set) var droppedWithoutConsent = 0
+    /// Signals dropped because analytics consent was withdrawn (read by the tests).
+    package private(set) var droppedWithoutConsent = 0
 
     /// Each event that reaches the end of the timeline becomes an instrumentation signal.
     public func execute(event: Event) -> Event? {
