@@ -144,9 +144,10 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
         try await requests().filter { (200..<300).contains($0.status) && !$0.dropped }.flatMap(\.events)
     }
 
-    /// Polls until `condition` holds on the recorded requests or `timeout` passes.
+    /// Polls until `condition` holds on the recorded requests or `timeout` passes. The default
+    /// is long because it is only reached by a failing test, and a loaded machine is slow.
     @discardableResult
-    func waitFor(timeout: TimeInterval = 10, _ condition: @Sendable ([RecordedRequest]) -> Bool) async throws -> [RecordedRequest] {
+    func waitFor(timeout: TimeInterval = 60, _ condition: @Sendable ([RecordedRequest]) -> Bool) async throws -> [RecordedRequest] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let current = try await requests()
