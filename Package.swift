@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// MetaRouter Swift: zero package dependencies. Each built-in behaviour is a plugin module
-/// that imports only `MetaRouterCore`, which proves the public plugin API is sufficient.
+/// that imports only `MetaRouterCore` (its public plugin API and some `package` helpers); the
+/// products are chosen in Docs/Architecture.md ("Public surface").
 let package = Package(
     name: "MetaRouter",
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],

@@ -16,6 +16,9 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "MetaRouter", package: "MetaRouter"),
+                .product(name: "MetaRouterCore", package: "MetaRouter"),
+                .product(name: "MetaRouterDelivery", package: "MetaRouter"),
+                .product(name: "MetaRouterErrors", package: "MetaRouter"),
                 .product(name: "MetaRouterTesting", package: "MetaRouter"),
             ],
             path: "Benchmarks/MetaRouterBenchmarks",

@@ -9,7 +9,7 @@ import MetaRouterCore
 /// the previous value stays. `nil`, `clear()` and `reset()` remove it from memory and storage.
 public final class AdvertisingIDPlugin: EventPlugin {
     /// The storage key, as the MetaRouter iOS SDK names it.
-    public static let storageKey = "metarouter:advertising_id"
+    package static let storageKey = "metarouter:advertising_id"
 
     /// Runs after identity and context, so the device object exists to be completed.
     public let type = PluginType.enrichment

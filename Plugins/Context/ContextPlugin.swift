@@ -9,7 +9,7 @@ public final class ContextPlugin: Plugin {
     public let type = PluginType.enrichment
 
     /// The context added to every event.
-    public private(set) var baseContext: [String: JSON] = [:]
+    package private(set) var baseContext: [String: JSON] = [:]
 
     private let overrides: [String: JSON]
     /// The last context given per call and the context it made: servers pass the same one on
@@ -57,9 +57,9 @@ public final class ContextPlugin: Plugin {
 }
 
 /// Deep merge of context objects.
-public enum ContextMerge {
+package enum ContextMerge {
     /// `base` with `overlay` on top: nested objects merge key by key, anything else is replaced.
-    public static func merge(_ base: [String: JSON], _ overlay: [String: JSON]) -> [String: JSON] {
+    package static func merge(_ base: [String: JSON], _ overlay: [String: JSON]) -> [String: JSON] {
         var result = base
         for (key, value) in overlay {
             if case .object(let overlayObject) = value, case .object(let baseObject)? = result[key] {

@@ -34,7 +34,7 @@ public final class SessionPlugin: EventPlugin, LifecycleAware {
     /// The options in force.
     public let options: Options
     /// The current session's id (epoch milliseconds of its start), if one is running.
-    public private(set) var sessionId: Int64?
+    package private(set) var sessionId: Int64?
     private var startPending = false
     private var lastEventAt: Date?
     private var backgroundedAt: Date?

@@ -14,22 +14,22 @@ public protocol BatchFormat: Sendable {
 
 /// MetaRouter's (Segment-compatible) format: `{"batch":[event,…]}`, each event's keys sorted
 /// with `sentAt` written last, `writeKey` in every event.
-public struct MetaRouterBatchFormat: BatchFormat {
+package struct MetaRouterBatchFormat: BatchFormat {
     private let writeKey: String
     private let contextCache = ContextEncodingCache()
 
     /// The format for `writeKey`.
-    public init(writeKey: String) { self.writeKey = writeKey }
+    package init(writeKey: String) { self.writeKey = writeKey }
 
     /// Sets `writeKey` and encodes the event.
-    public func encode(_ event: Event) -> [UInt8] {
+    package func encode(_ event: Event) -> [UInt8] {
         event.jsonBytes(writeKey: writeKey, sentAt: nil, encodingContext: contextCache.bytes(for:))
     }
 
     /// `{"batch":[…]}` with `"sentAt"` appended to each event (in place of its closing brace).
     /// Sized first, then each payload copied in with one `memcpy`: a batch of 500 events is
     /// 300 KB, and appending them to a growing array cost a thousand instructions per event.
-    public func body(for events: [QueuedEvent], sentAt: Date) -> Data {
+    package func body(for events: [QueuedEvent], sentAt: Date) -> Data {
         let stamp = Array(",\"sentAt\":\"\(Timestamp.string(from: sentAt))\"}".utf8)
         let opening = Array("{\"batch\":[".utf8)
         let closing = Array("]}".utf8)
@@ -56,7 +56,7 @@ public struct MetaRouterBatchFormat: BatchFormat {
     }
 
     /// `Content-Type: application/json` and a `User-Agent` naming the library.
-    public var headers: [String: String] {
+    package var headers: [String: String] {
         ["Content-Type": "application/json", "User-Agent": DeliveryHeaders.userAgent]
     }
 }

@@ -14,15 +14,15 @@ extension BatchUploader {
         /// Seconds a request may take.
         public var requestTimeout: TimeInterval = 15
         /// First retry delay before the breaker opens; doubles per failure.
-        public var initialRetryDelay: TimeInterval = 1
+        package var initialRetryDelay: TimeInterval = 1
         /// The breaker's tuning.
-        public var breaker = CircuitBreaker.Policy()
+        package var breaker = CircuitBreaker.Policy()
         /// Seconds between grouped `fsync`s of a durable store while events arrive. Records
         /// reach `write(2)` (which survives `kill -9`) once the executor has caught up or within
         /// 64 events, and before each request; `fsync`
         /// (which survives power loss) runs at most this often while records are written, and at
         /// background and at shutdown — never per event or per request.
-        public var syncInterval: TimeInterval = 0.15
+        package var syncInterval: TimeInterval = 0.15
         /// Send bodies gzip-compressed (`Content-Encoding: gzip`): off by default, as the
         /// ingestion host must accept it. Where the platform has no DEFLATE, bodies go as they are.
         public var gzip = false

@@ -102,12 +102,12 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     }
 
     /// Stops the flush policies' timers (the app went to the background).
-    public func pauseTimers() {
+    package func pauseTimers() {
         for policy in policies { policy.stop() }
     }
 
     /// Restarts the flush policies' timers.
-    public func resumeTimers() {
+    package func resumeTimers() {
         guard let analytics, !disabled else { return }
         for policy in policies {
             policy.stop()
@@ -116,7 +116,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     }
 
     /// Makes everything queued durable now (background, terminate, shutdown).
-    public func persist() {
+    package func persist() {
         store.sync()
     }
 
@@ -137,7 +137,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     }
 
     /// Stops timers and policies, and makes what is queued durable.
-    public func stop() {
+    package func stop() {
         retryTimer?.cancel()
         retryTimer = nil
         syncTimer?.cancel()
@@ -168,7 +168,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     }
 
     /// The state for `getDebugInfo`.
-    public func status() -> Status {
+    package func status() -> Status {
         let now = analytics?.configuration.clock.uptime() ?? 0
         return Status(
             queueLength: store.count, circuitState: retries.breaker.state,

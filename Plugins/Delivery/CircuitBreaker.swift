@@ -19,32 +19,32 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// The breaker's tuning.
-    public struct Policy: Sendable, Hashable {
+    package struct Policy: Sendable, Hashable {
         /// Consecutive failures that open the breaker.
-        public var failureThreshold = 3
+        package var failureThreshold = 3
         /// First cooldown, in seconds.
-        public var cooldown: TimeInterval = 10
+        package var cooldown: TimeInterval = 10
         /// Longest cooldown, in seconds.
-        public var maxCooldown: TimeInterval = 120
+        package var maxCooldown: TimeInterval = 120
         /// Fraction of random spread on each cooldown (0.2 = ±20 %).
-        public var jitter = 0.2
+        package var jitter = 0.2
 
         /// The seed's defaults: 3 failures, 10 s doubling to 120 s, ±20 %.
-        public init() {}
+        package init() {}
     }
 
     /// The tuning.
-    public let policy: Policy
+    package let policy: Policy
     /// The current state.
-    public private(set) var state = State.closed
+    package private(set) var state = State.closed
     /// Failures since the last success.
-    public private(set) var consecutiveFailures = 0
+    package private(set) var consecutiveFailures = 0
     private var nextCooldown: TimeInterval
     private var openUntil: TimeInterval?
     private let random: @Sendable () -> Double
 
     /// A closed breaker. `random` returns values in `-1...1` that scale the jitter.
-    public init(policy: Policy = Policy(), random: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }) {
+    package init(policy: Policy = Policy(), random: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }) {
         self.policy = policy
         self.random = random
         nextCooldown = policy.cooldown
@@ -52,7 +52,7 @@ public struct CircuitBreaker: Sendable {
 
     /// Whether a request may go at `now` (monotonic seconds); an expired cooldown turns the
     /// breaker half-open.
-    public mutating func allowsRequest(at now: TimeInterval) -> Bool {
+    package mutating func allowsRequest(at now: TimeInterval) -> Bool {
         switch state {
         case .closed, .halfOpen:
             return true
@@ -65,13 +65,13 @@ public struct CircuitBreaker: Sendable {
 
     /// Seconds until the breaker lets a probe through (0 unless open), at `now` (monotonic
     /// seconds).
-    public func remainingCooldown(at now: TimeInterval) -> TimeInterval {
+    package func remainingCooldown(at now: TimeInterval) -> TimeInterval {
         guard state == .open, let openUntil else { return 0 }
         return max(0, openUntil - now)
     }
 
     /// A request succeeded (or was answered in a way that says the server is healthy).
-    public mutating func recordSuccess() {
+    package mutating func recordSuccess() {
         state = .closed
         consecutiveFailures = 0
         nextCooldown = policy.cooldown
@@ -80,7 +80,7 @@ public struct CircuitBreaker: Sendable {
 
     /// A request failed, at `now` (monotonic seconds), in a way that says the server is
     /// unhealthy.
-    public mutating func recordFailure(at now: TimeInterval) {
+    package mutating func recordFailure(at now: TimeInterval) {
         consecutiveFailures += 1
         guard state == .halfOpen || consecutiveFailures >= policy.failureThreshold else { return }
         let spread = 1 + policy.jitter * max(-1, min(1, random()))

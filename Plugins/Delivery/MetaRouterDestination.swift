@@ -25,7 +25,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
         /// Called with events dropped for good and the reason.
         public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
         /// Scales breaker jitter; values in `-1...1` (tests pin it).
-        public var breakerRandom: @Sendable () -> Double = { Double.random(in: -1...1) }
+        package var breakerRandom: @Sendable () -> Double = { Double.random(in: -1...1) }
 
         /// Options for `ingestionHost` with the seed's defaults.
         public init(ingestionHost: URL) {
@@ -34,7 +34,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
         }
 
         /// `{host}/v1/batch`, keeping a path prefix and trimming one trailing slash.
-        public static func batchEndpoint(for host: URL) -> URL {
+        package static func batchEndpoint(for host: URL) -> URL {
             var text = host.absoluteString.trimmingCharacters(in: .whitespacesAndNewlines)
             if text.hasSuffix("/") { text.removeLast() }
             return URL(string: text + "/v1/batch") ?? host.appendingPathComponent("v1/batch")
@@ -46,14 +46,14 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     /// This destination's own plugins.
     public let timeline = Timeline()
     /// The delivery machinery (available once configured).
-    public private(set) var uploader: BatchUploader?
+    package private(set) var uploader: BatchUploader?
     /// Why the disk log could not be used, when it could not (the queue is then in memory).
-    public private(set) var storageError: String?
+    package private(set) var storageError: String?
     /// The queue limit in force once joined: the disk log's caps, or the in-memory capacity
     /// when the log is off or could not be opened (``Options/maxQueueEvents`` applies only then).
-    public private(set) var queueLimit: QueueLimit?
+    package private(set) var queueLimit: QueueLimit?
     /// What opening the disk log found.
-    public private(set) var recovery: DiskEventStore.RecoveryReport?
+    package private(set) var recovery: DiskEventStore.RecoveryReport?
 
     private let options: Options
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What delivery does with the outcome of one batch, row by row of the seed's table.
-public enum DeliveryVerdict: Sendable, Hashable {
+package enum DeliveryVerdict: Sendable, Hashable {
     /// 2xx: the batch is delivered; the breaker closes.
     case delivered
     /// 5xx, 408, network error, timeout: keep the batch at the head, count a breaker failure,
@@ -18,14 +18,14 @@ public enum DeliveryVerdict: Sendable, Hashable {
 }
 
 /// Maps HTTP outcomes to ``DeliveryVerdict``s.
-public enum ResponseClassifier {
+package enum ResponseClassifier {
     /// The longest a `Retry-After` makes delivery wait, in seconds: a server's answer is
     /// hostile input, and one `Retry-After: 999999999` must not stall an instance for years.
     /// Longer values, and values no clock can reach, wait this long.
     package static let retryAfterCeiling: TimeInterval = 300
 
     /// The verdict for a response, or for the error that prevented one.
-    public static func verdict(for outcome: Result<TransportResponse, any Error>, now: Date) -> DeliveryVerdict {
+    package static func verdict(for outcome: Result<TransportResponse, any Error>, now: Date) -> DeliveryVerdict {
         switch outcome {
         case .failure:
             return .retry
@@ -53,7 +53,7 @@ public enum ResponseClassifier {
     /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP-date, as the
     /// server said it (an endless value as `.infinity`); the uploader applies
     /// ``retryAfterCeiling``.
-    public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+    package static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(trimmed), !seconds.isNaN, seconds >= 0 { return seconds }
         let formatter = DateFormatter()

@@ -30,7 +30,7 @@ public struct Breadcrumb: Sendable, Hashable {
     }
 
     /// The wire form: `{timestamp, category, level, message, data?}`.
-    public var json: JSON {
+    package var json: JSON {
         var object: [String: JSON] = [
             "timestamp": .string(Timestamp.string(from: timestamp)), "category": .string(category),
             "level": .string(level.rawValue), "message": .string(message),

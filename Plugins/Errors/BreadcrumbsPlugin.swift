@@ -10,7 +10,7 @@ public final class BreadcrumbsPlugin: EventPlugin {
     /// Among the enrichment plugins.
     public let type = PluginType.enrichment
     /// Breadcrumbs kept at most (at least 1).
-    public let capacity: Int
+    package let capacity: Int
     // The plugin runs on its client's executor, so the runtime's check of each access to these
     // (a fifth of adding a breadcrumb) guards nothing.
     @exclusivity(unchecked) private var ring: [Breadcrumb] = []
@@ -18,7 +18,7 @@ public final class BreadcrumbsPlugin: EventPlugin {
 
     /// Where crash capture keeps a copy a crash record can carry; set by ``CrashReportPlugin``'s
     /// client, it receives the breadcrumbs already kept.
-    @exclusivity(unchecked) public var crashSlots: CrashBreadcrumbSlots? {
+    @exclusivity(unchecked) package var crashSlots: CrashBreadcrumbSlots? {
         didSet { for breadcrumb in breadcrumbs { crashSlots?.add(breadcrumb) } }
     }
 
@@ -46,7 +46,7 @@ public final class BreadcrumbsPlugin: EventPlugin {
 
     /// Removes every breadcrumb; returns how many there were.
     @discardableResult
-    public func clear() -> Int {
+    package func clear() -> Int {
         defer {
             ring.removeAll(keepingCapacity: true)
             next = 0

@@ -3,18 +3,18 @@ import MetaRouterCore
 
 /// What an error is reduced to at the call, so that it can cross to the executor: its type,
 /// message and, bridged to `NSError`, domain and code.
-public struct CapturedError: Sendable, Hashable {
+package struct CapturedError: Sendable, Hashable {
     /// The error's type, e.g. `MyApp.PaymentError`.
-    public var type: String
+    package var type: String
     /// `localizedDescription`.
-    public var message: String
+    package var message: String
     /// The `NSError` domain.
-    public var domain: String
+    package var domain: String
     /// The `NSError` code.
-    public var code: Int
+    package var code: Int
 
     /// The description of `error`.
-    public init(_ error: any Error) {
+    package init(_ error: any Error) {
         // A type declared in a function or as `private` prints with the address of its
         // context, which moves from launch to launch: it is left out.
         type = String(reflecting: Swift.type(of: error))
@@ -60,9 +60,9 @@ public final class ErrorCapturePlugin: Plugin {
     /// Sees no events.
     public let type = PluginType.utility
     /// The options.
-    public let options: Options
+    package let options: Options
     /// Error events not sent because of the per-minute limit or as repeats.
-    public private(set) var suppressed = 0
+    package private(set) var suppressed = 0
     private var sentInWindow: [Date] = []
     private var lastSent: [String: (at: Date, repeats: Int)] = [:]
 
@@ -73,7 +73,7 @@ public final class ErrorCapturePlugin: Plugin {
 
     /// The event for `error`, or `nil` when it is not to be sent. `breadcrumbs` are the trail
     /// as it is now; `now` is the capture time.
-    public func event(
+    package func event(
         for error: CapturedError, handled: Bool, properties: [String: JSON], frames: StackFrames, breadcrumbs: [Breadcrumb], now: Date
     ) -> Event? {
         let fingerprint = frames.fingerprint + "-" + error.type
@@ -111,7 +111,7 @@ public final class ErrorCapturePlugin: Plugin {
     /// `beforeSendError` drops it. Its `messageId` is the record's identifier and its
     /// timestamp the crash time, so a record read twice (a start killed before it was done)
     /// makes the same event. Not subject to the per-minute limit: a start reads each record once.
-    public func event(forCrash report: CrashReport, frames: StackFrames) -> Event? {
+    package func event(forCrash report: CrashReport, frames: StackFrames) -> Event? {
         let fingerprint = frames.fingerprint + "-" + report.signalName
         let address = "0x" + String(report.faultAddress, radix: 16)
         let error: [String: JSON] = [
@@ -130,7 +130,7 @@ public final class ErrorCapturePlugin: Plugin {
     }
 
     /// The event name of a crash reported at the next start.
-    public static let crashEventName = "Application Crashed"
+    package static let crashEventName = "Application Crashed"
 
     /// A logout forgets the repeat counts.
     public func reset() {

@@ -4,9 +4,9 @@ import Foundation
 /// launches: each frame's module (file name) and symbol, addresses and offsets left out. A
 /// frame without a symbol keeps its offset within its module, which an address-space layout
 /// slide does not change.
-public struct StackFrames: Sendable, Hashable {
+package struct StackFrames: Sendable, Hashable {
     /// `module symbol` per frame, innermost first.
-    public var frames: [String]
+    package var frames: [String]
 
     /// Frames kept at most.
     static let maximumFrames = 64
@@ -14,18 +14,18 @@ public struct StackFrames: Sendable, Hashable {
     /// Parses `symbols` in the Linux form (`/path/libX.so(symbol+0x1f) [0x…]`) or the Apple form
     /// (`3   Module   0x000… symbol + 31`), leaving out the SDK's own frames at the top (the
     /// capture call) unless told not to (a crash's frames start where it crashed).
-    public init(symbols: [String], droppingOwnFrames: Bool = true) {
+    package init(symbols: [String], droppingOwnFrames: Bool = true) {
         var parsed = symbols.compactMap(Self.frame(from:))
         while droppingOwnFrames, let first = parsed.first, Self.isOwnFrame(first) { parsed.removeFirst() }
         frames = Array(parsed.prefix(Self.maximumFrames))
     }
 
     /// The current thread's stack, from the caller of the SDK's capture function on.
-    public static func current() -> StackFrames { StackFrames(symbols: Thread.callStackSymbols) }
+    package static func current() -> StackFrames { StackFrames(symbols: Thread.callStackSymbols) }
 
     /// A hash of the top five frames (FNV-1a 64, hex): the same code path gives the same
     /// fingerprint across launches.
-    public var fingerprint: String {
+    package var fingerprint: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in frames.prefix(5).joined(separator: "\n").utf8 {
             hash ^= UInt64(byte)

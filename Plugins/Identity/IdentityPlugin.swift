@@ -22,7 +22,7 @@ public final class IdentityPlugin: EventPlugin {
     public let mode: IdentityMode
     /// Events rejected in ``IdentityMode/perCall`` because they carried neither a `userId`
     /// nor an `anonymousId`.
-    public private(set) var rejectedWithoutIdentity = 0
+    package private(set) var rejectedWithoutIdentity = 0
 
     /// The device's anonymous id: a lowercase UUID, never empty once configured.
     public private(set) var anonymousId = ""

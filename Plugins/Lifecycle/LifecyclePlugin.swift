@@ -9,9 +9,9 @@ import MetaRouterCore
 /// `reset()` leaves them alone.
 public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is touched only on the client's executor
     /// Storage key of the recorded version.
-    public static let versionKey = "metarouter:lifecycle:version"
+    package static let versionKey = "metarouter:lifecycle:version"
     /// Storage key of the recorded build.
-    public static let buildKey = "metarouter:lifecycle:build"
+    package static let buildKey = "metarouter:lifecycle:build"
 
     /// Sees no events.
     public let type = PluginType.utility

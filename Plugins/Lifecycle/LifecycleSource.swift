@@ -45,7 +45,7 @@ public final class ManualLifecycleSource: LifecycleSource {
     private let finishing = Locked(0)
 
     /// Finishing work begun and not yet ended (see ``beginFinishingWork(named:)``).
-    public var finishingWorkInProgress: Int { finishing.current }
+    package var finishingWorkInProgress: Int { finishing.current }
 
     /// A source that reports nothing until told.
     public init() {}

@@ -4,7 +4,7 @@ import MetaRouterCore
 /// seed's lifecycle table says. Pure logic: no storage, no platform; every scenario is tested.
 public struct LifecycleStateMachine: Sendable {
     /// What a transition asks for.
-    public enum Output: Sendable, Hashable {
+    package enum Output: Sendable, Hashable {
         /// Track an event.
         case track(name: String, properties: [String: JSON])
         /// Restart timers and flush.
@@ -35,17 +35,17 @@ public struct LifecycleStateMachine: Sendable {
     private var openedURL: (url: String, source: String?)?
 
     /// A machine for the running `current` release.
-    public init(current: Release) { self.current = current }
+    package init(current: Release) { self.current = current }
 
     /// Keeps one deep-link URL (last wins) for the next `Application Opened`.
-    public mutating func recordOpenedURL(_ url: String, sourceApplication: String?) {
+    package mutating func recordOpenedURL(_ url: String, sourceApplication: String?) {
         openedURL = (url, sourceApplication)
     }
 
     /// The outputs of a launch. `stored` is the release recorded by the previous launch (none
     /// on first install, or when upgrading from a version without lifecycle tracking);
     /// `hadIdentity` says whether the SDK had run on this device before.
-    public mutating func launch(inBackground launchedInBackground: Bool, stored: Release?, hadIdentity: Bool) -> [Output] {
+    package mutating func launch(inBackground launchedInBackground: Bool, stored: Release?, hadIdentity: Bool) -> [Output] {
         var outputs: [Output] = []
         let release: [String: JSON] = ["version": .string(current.version), "build": .string(current.build)]
         if let stored {
@@ -71,7 +71,7 @@ public struct LifecycleStateMachine: Sendable {
     }
 
     /// The outputs of any transition after the launch.
-    public mutating func handle(_ transition: LifecycleTransition) -> [Output] {
+    package mutating func handle(_ transition: LifecycleTransition) -> [Output] {
         switch transition {
         case .launched:
             return []

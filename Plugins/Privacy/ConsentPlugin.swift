@@ -17,7 +17,7 @@ public final class ConsentPlugin: Plugin {
     /// The consent in force.
     public private(set) var state: ConsentState
     /// Events dropped because analytics consent was withdrawn.
-    public private(set) var droppedEvents = 0
+    package private(set) var droppedEvents = 0
     private let initial: ConsentState
     private var store: (any KeyValueStore)?
     private var storageKey = ""
@@ -30,7 +30,7 @@ public final class ConsentPlugin: Plugin {
     }
 
     /// The storage key for a write key.
-    public static func storageKey(forWriteKey writeKey: String) -> String {
+    package static func storageKey(forWriteKey writeKey: String) -> String {
         "metarouter:consent:" + StorageFiles.namespace(for: writeKey)
     }
 
@@ -49,7 +49,7 @@ public final class ConsentPlugin: Plugin {
     }
 
     /// Events of the errors channel: the error reports the SDK makes.
-    public static let errorEventNames: Set<String> = ["Error Captured", "Application Crashed"]
+    package static let errorEventNames: Set<String> = ["Error Captured", "Application Crashed"]
 
     /// Drops the event without consent in its channel (errors for error reports, analytics for
     /// everything else); stamps the category preferences.
@@ -88,7 +88,7 @@ public final class ConsentPlugin: Plugin {
     /// Removes the persisted state and returns to the initial consent; returns whether a
     /// stored state was removed.
     @discardableResult
-    public func forget() -> Bool {
+    package func forget() -> Bool {
         let existed = store?.string(forKey: storageKey) != nil
         store?.set(nil, forKey: storageKey)
         state = initial

@@ -26,7 +26,7 @@ public struct ConsentState: Sendable, Hashable, Codable {
     }
 
     /// Whether a category named for advertising is denied.
-    public var deniesAdvertising: Bool {
+    package var deniesAdvertising: Bool {
         categoryPreferences?.contains { $0.key.lowercased().contains("advertising") && !$0.value } ?? false
     }
 

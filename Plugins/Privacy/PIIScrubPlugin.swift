@@ -37,7 +37,7 @@ public final class PIIScrubPlugin: EventPlugin {
     }
 
     /// Values scrubbed since the plugin started.
-    public private(set) var scrubbedCount = 0
+    package private(set) var scrubbedCount = 0
 
     /// Reports patterns that do not compile.
     public func configure(analytics: AnalyticsClient) {

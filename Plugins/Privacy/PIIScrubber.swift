@@ -51,23 +51,23 @@ public struct PIIScrubbingOptions: Sendable, Hashable {
 ///
 /// The walk is bounded: values nested deeper than ``maximumDepth`` are replaced by
 /// `<redacted>` rather than walked, so no input can exhaust the stack.
-public struct PIIScrubber: Sendable {
+package struct PIIScrubber: Sendable {
     /// Nesting below which values are redacted whole instead of walked.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
     /// What an email address becomes.
-    public static let emailReplacement = "<email>"
+    package static let emailReplacement = "<email>"
     /// What a payment card number becomes.
-    public static let cardReplacement = "<card>"
+    package static let cardReplacement = "<card>"
     /// What a credential becomes: a `Bearer` token, a URL query value named like a secret.
-    public static let tokenReplacement = "<token>"
+    package static let tokenReplacement = "<token>"
     /// What the value of a redacted key becomes.
-    public static let redactedReplacement = "<redacted>"
+    package static let redactedReplacement = "<redacted>"
 
     private let redactedKeys: Set<String>
     private let patterns: [(expression: NSRegularExpression, replacement: String)]
 
     /// A scrubber for `options`; patterns that do not compile are returned in `invalidPatterns`.
-    public init(options: PIIScrubbingOptions = PIIScrubbingOptions()) {
+    package init(options: PIIScrubbingOptions = PIIScrubbingOptions()) {
         redactedKeys = Set(options.redactedKeys.map { $0.lowercased() })
         var compiled: [(NSRegularExpression, String)] = []
         var invalid: [String] = []
@@ -83,10 +83,10 @@ public struct PIIScrubber: Sendable {
     }
 
     /// Patterns from the options that are not valid regular expressions (and are ignored).
-    public let invalidPatterns: [String]
+    package let invalidPatterns: [String]
 
     /// The object with personal data replaced, and how many values were changed.
-    public func scrub(_ object: [String: JSON]) -> (object: [String: JSON], scrubbed: Int) {
+    package func scrub(_ object: [String: JSON]) -> (object: [String: JSON], scrubbed: Int) {
         var count = 0
         let result = scrubObject(object, depth: 1, count: &count)
         return (result, count)

@@ -20,7 +20,7 @@ public final class SuperPropertiesPlugin: EventPlugin {
     public init() {}
 
     /// The storage key for a write key.
-    public static func storageKey(forWriteKey writeKey: String) -> String {
+    package static func storageKey(forWriteKey writeKey: String) -> String {
         "metarouter:super_properties:" + StorageFiles.namespace(for: writeKey)
     }
 
@@ -67,7 +67,7 @@ public final class SuperPropertiesPlugin: EventPlugin {
 
     /// Removes every registered property; returns whether there were any.
     @discardableResult
-    public func clear() -> Bool {
+    package func clear() -> Bool {
         let had = !properties.isEmpty || store?.string(forKey: storageKey) != nil
         properties = [:]
         store?.set(nil, forKey: storageKey)

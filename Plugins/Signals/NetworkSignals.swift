@@ -35,7 +35,7 @@ public enum NetworkSignals {
         }
 
         /// Whether requests to `url` become signals.
-        public func watches(_ url: URL?) -> Bool {
+        package func watches(_ url: URL?) -> Bool {
             guard let host = url?.host?.lowercased() else { return false }
             let names = [host] + (url?.port.map { ["\(host):\($0)"] } ?? [])
             func listed(_ entries: Set<String>) -> Bool { names.contains { entries.contains($0) } }
@@ -53,7 +53,7 @@ public enum NetworkSignals {
 
     /// Sends the network signals of sessions using ``NetworkSignalsProtocol`` to `analytics`
     /// (its `SignalsPlugin`), filtered by `options`. Instances that shut down are left out.
-    public static func watch(_ analytics: AnalyticsClient, options: Options = Options()) {
+    package static func watch(_ analytics: AnalyticsClient, options: Options = Options()) {
         watches.withLock { list in
             list.removeAll { $0.analytics == nil || $0.analytics === analytics }
             list.append(Watch(analytics: analytics, options: options))
@@ -61,7 +61,7 @@ public enum NetworkSignals {
     }
 
     /// Stops sending network signals to `analytics`.
-    public static func unwatch(_ analytics: AnalyticsClient) {
+    package static func unwatch(_ analytics: AnalyticsClient) {
         watches.withLock { $0.removeAll { $0.analytics == nil || $0.analytics === analytics } }
     }
 

@@ -94,7 +94,7 @@ public struct Signal: Sendable, Hashable {
 
     /// `{anonymousId, timestamp (ISO 8601 with milliseconds), index, type, data}`: what generator
     /// rules read and the webhook broadcaster sends.
-    public var json: JSON {
+    package var json: JSON {
         .object([
             "anonymousId": .string(anonymousId), "timestamp": .string(Timestamp.string(from: timestamp)),
             "index": .int(Int64(index)), "type": .string(type.rawValue), "data": .object(data),

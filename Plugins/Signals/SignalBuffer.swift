@@ -3,12 +3,12 @@ import MetaRouterCore
 /// The last signals, in a ring kept in memory only (never on disk). Confined to the executor.
 public final class SignalBuffer {
     /// Signals kept at most.
-    public let capacity: Int
+    package let capacity: Int
     private var ring: [Signal] = []
     private var next = 0
 
     /// A ring of `capacity` signals (at least 1).
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 

@@ -40,11 +40,11 @@ public final class SignalsPlugin: Plugin {
     /// Sees every event after the destinations (for instrumentation).
     public let type = PluginType.after
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The ring.
-    public let buffer: SignalBuffer
+    package let buffer: SignalBuffer
     /// Events the generators made.
-    public private(set) var generatedEvents = 0
+    package private(set) var generatedEvents = 0
     private let anonymousId: @Sendable (Timeline) -> String?
     private var lastAnonymousId = ""
     private var nextIndex = 0
@@ -72,7 +72,7 @@ public final class SignalsPlugin: Plugin {
     /// While analytics consent is withdrawn the signal is dropped (and counted): it never
     /// reaches the buffer, a broadcaster or a generator.
     /// With PII scrubbing on, its data is scrubbed as event properties are.
-    public func add(_ content: SignalContent, at time: Date, timeline: Timeline) {
+    package func add(_ content: SignalContent, at time: Date, timeline: Timeline) {
         guard timeline.collectsAnalytics else {
             droppedWithoutConsent += 1
             return
@@ -114,7 +114,7 @@ public final class SignalsPlugin: Plugin {
 
     /// Empties the buffer; returns how many signals it held (`forget()`).
     @discardableResult
-    public func clear() -> Int {
+    package func clear() -> Int {
         unrelayed = []
         return buffer.clear()
     }

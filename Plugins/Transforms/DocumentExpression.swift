@@ -5,27 +5,27 @@ import MetaRouterCore
 /// the rule language's (missing is null, strict `=`, a condition holds only when exactly
 /// `true`); it walks the parsed tree, so it suits signals and other low-rate documents, while
 /// event rules keep their compiled closures.
-public struct DocumentExpression: Sendable, Hashable {
+package struct DocumentExpression: Sendable, Hashable {
     /// The parsed expression.
-    public let expression: Expression
+    package let expression: Expression
 
     /// Parses `text` (nesting limited as for rules).
-    public init(_ text: String) throws(RuleParseError) {
+    package init(_ text: String) throws(RuleParseError) {
         expression = try ExpressionParser.parse(text)
     }
 
     /// Wraps a parsed expression.
-    public init(_ expression: Expression) {
+    package init(_ expression: Expression) {
         self.expression = expression
     }
 
     /// The value in `document`; `nil` when missing.
-    public func value(in document: JSON) -> JSON? {
+    package func value(in document: JSON) -> JSON? {
         Self.evaluate(expression, document, depth: 0)
     }
 
     /// Whether the expression is exactly `true` in `document`.
-    public func matches(_ document: JSON) -> Bool {
+    package func matches(_ document: JSON) -> Bool {
         value(in: document) == .bool(true)
     }
 

@@ -1,7 +1,7 @@
 import MetaRouterCore
 
 /// A parsed condition or value expression, before compilation.
-public indirect enum Expression: Sendable, Hashable {
+package indirect enum Expression: Sendable, Hashable {
     /// A field of the event, e.g. `properties.total` → `["properties", "total"]`.
     case path([String])
     /// A literal value.
@@ -23,7 +23,7 @@ public indirect enum Expression: Sendable, Hashable {
 }
 
 /// The comparison operators.
-public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+package enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     /// Strict equality (`1 = 1.0`, `5 != "5"`).
     case equal = "="
     /// Strict inequality.
@@ -42,9 +42,9 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
 
 /// A dotted path split into components: `\` escapes any character (`properties.product\ name`,
 /// `a\.b` is one key). Empty text is the event itself.
-public enum FieldPath {
+package enum FieldPath {
     /// The components of `text`.
-    public static func split(_ text: String) -> [String] {
+    package static func split(_ text: String) -> [String] {
         guard !text.isEmpty else { return [] }
         var components: [String] = []
         var current = ""
@@ -67,7 +67,7 @@ public enum FieldPath {
     }
 
     /// The value at `path` in `value`; array elements by decimal index. `nil` when missing.
-    public static func read(_ path: [String], in value: JSON) -> JSON? {
+    package static func read(_ path: [String], in value: JSON) -> JSON? {
         var current = value
         for component in path {
             switch current {

@@ -10,9 +10,9 @@ import MetaRouterCore
 ///     set properties.PATH = EXPRESSION      # zero or more
 /// }
 /// ```
-public enum GeneratorRuleParser {
+package enum GeneratorRuleParser {
     /// Parses `text` into its generators, or throws the first error with its line and column.
-    public static func parse(_ text: String) throws(RuleParseError) -> [GeneratorRule] {
+    package static func parse(_ text: String) throws(RuleParseError) -> [GeneratorRule] {
         var cursor = ExpressionParser(tokens: try Lexer.tokens(text))
         var rules: [GeneratorRule] = []
         while !RuleTextParser.isEnd(cursor) {

@@ -19,19 +19,19 @@ import MetaRouterCore
 /// find's `where` read the signal they test (`data.title`); the name and `set` expressions read
 /// `signal.…` (the new signal) and each find's name (`product.…`, missing when nothing was
 /// found).
-public struct GeneratorRule: Sendable, Hashable {
+package struct GeneratorRule: Sendable, Hashable {
     /// A look-back: the most recent earlier signal of `type` for which `condition` holds.
-    public struct Find: Sendable, Hashable {
+    package struct Find: Sendable, Hashable {
         /// The name `set` expressions use.
-        public var name: String
+        package var name: String
         /// The signal type looked for.
-        public var type: String
+        package var type: String
         /// Over the candidate signal; every one of `type` without it.
-        public var condition: DocumentExpression?
+        package var condition: DocumentExpression?
     }
 
     /// What the generator emits.
-    public enum Output: Sendable, Hashable {
+    package enum Output: Sendable, Hashable {
         /// A `track` whose name the expression gives.
         case track(DocumentExpression)
         /// A `screen` whose name the expression gives.
@@ -39,30 +39,30 @@ public struct GeneratorRule: Sendable, Hashable {
     }
 
     /// Shown in logs.
-    public var name: String
+    package var name: String
     /// The signal type it fires on; `nil` for any.
-    public var signalType: String?
+    package var signalType: String?
     /// Over the new signal.
-    public var condition: DocumentExpression?
+    package var condition: DocumentExpression?
     /// Look-backs, in order.
-    public var finds: [Find]
+    package var finds: [Find]
     /// The event.
-    public var output: Output
+    package var output: Output
     /// `set properties.… = …`, in order.
-    public var assignments: [Assignment]
+    package var assignments: [Assignment]
 
     /// One `set`: a path inside `properties` and its value.
-    public struct Assignment: Sendable, Hashable {
+    package struct Assignment: Sendable, Hashable {
         /// The path below `properties`.
-        public var path: [String]
+        package var path: [String]
         /// The value; a missing or null value sets nothing.
-        public var value: DocumentExpression
+        package var value: DocumentExpression
     }
 
     /// The event for `signal`, or `nil` when the rule does not fire (another type, the
     /// condition does not hold, or the name is not a string). `lookBack(type, predicate)`
     /// returns the most recent earlier signal of `type` that satisfies `predicate`.
-    public func event(for signal: JSON, at time: Date, lookBack: (String, (JSON) -> Bool) -> JSON?) -> Event? {
+    package func event(for signal: JSON, at time: Date, lookBack: (String, (JSON) -> Bool) -> JSON?) -> Event? {
         if let signalType, signal["type"]?.stringValue != signalType { return nil }
         if let condition, !condition.matches(signal) { return nil }
         var document: [String: JSON] = ["signal": signal]

@@ -2,7 +2,7 @@ import Foundation
 import MetaRouterCore
 
 /// What a rule does to an event it matches. Paths are split field paths (`FieldPath.split`).
-public enum RuleAction: Sendable, Hashable {
+package enum RuleAction: Sendable, Hashable {
     /// Drop the event.
     case drop
     /// Keep `percent` (0–100) of events: deterministic by the value at `by` (same value, same
@@ -28,20 +28,20 @@ public enum RuleAction: Sendable, Hashable {
     case map([MapEntry])
 
     /// One target of `map`.
-    public struct MapEntry: Sendable, Hashable {
+    package struct MapEntry: Sendable, Hashable {
         /// Where the result goes.
-        public var target: [String]
+        package var target: [String]
         /// A literal to write.
-        public var set: JSON?
+        package var set: JSON?
         /// Copy from here.
-        public var copy: [String]?
+        package var copy: [String]?
         /// Move from here.
-        public var move: [String]?
+        package var move: [String]?
         /// Stringify the result.
-        public var toString: Bool
+        package var toString: Bool
 
         /// An entry.
-        public init(target: [String], set: JSON? = nil, copy: [String]? = nil, move: [String]? = nil, toString: Bool = false) {
+        package init(target: [String], set: JSON? = nil, copy: [String]? = nil, move: [String]? = nil, toString: Bool = false) {
             self.target = target
             self.set = set
             self.copy = copy

@@ -11,20 +11,20 @@ public enum FailurePolicy: String, Sendable, Hashable {
 }
 
 /// One rule: a condition, the event types it applies to, and its actions.
-public struct Rule: Sendable, Hashable {
+package struct Rule: Sendable, Hashable {
     /// A name for logs and `--explain`.
-    public var name: String
+    package var name: String
     /// When it applies; `nil` for every event.
-    public var condition: Expression?
+    package var condition: Expression?
     /// Event types it applies to; `nil` for all.
-    public var types: Set<EventType>?
+    package var types: Set<EventType>?
     /// The destination it is limited to (Segment's `destinationName`); `nil` for all.
-    public var destination: String?
+    package var destination: String?
     /// What it does, in order.
-    public var actions: [RuleAction]
+    package var actions: [RuleAction]
 
     /// A rule.
-    public init(name: String, condition: Expression? = nil, types: Set<EventType>? = nil, destination: String? = nil, actions: [RuleAction]) {
+    package init(name: String, condition: Expression? = nil, types: Set<EventType>? = nil, destination: String? = nil, actions: [RuleAction]) {
         self.name = name
         self.condition = condition
         self.types = types
@@ -43,7 +43,7 @@ public struct RuleSet: Sendable {
     /// What a failing rule does to its event.
     public var failurePolicy: FailurePolicy
     /// The rules.
-    public let rules: [Rule]
+    package let rules: [Rule]
     private let compiled: [CompiledRule]
     /// The keys every call reads once at most.
     private let plan: ReadPlan
@@ -107,7 +107,7 @@ public struct RuleSet: Sendable {
     }
 
     /// Compiles `rules`.
-    public init(name: String = "rules", version: Int = 1, failurePolicy: FailurePolicy = .open, rules: [Rule]) {
+    package init(name: String = "rules", version: Int = 1, failurePolicy: FailurePolicy = .open, rules: [Rule]) {
         self.init(name: name, version: version, failurePolicy: failurePolicy, rules: rules, cachingReads: true)
     }
 
@@ -133,10 +133,15 @@ public struct RuleSet: Sendable {
 
     /// The event after the rules that apply to `destination` (rules without a destination
     /// always apply; with `nil`, only those), or `nil` when one dropped it. `onStep` sees each
-    /// rule's outcome; `onFailure` each rule that could not be applied.
-    public func apply(
-        to event: Event, destination: String? = nil, onStep: ((Step) -> Void)? = nil,
-        onFailure: ((Rule, RuleRuntimeError) -> Void)? = nil
+    /// rule's outcome, a rule that could not be applied included (`failed: …`).
+    public func apply(to event: Event, destination: String? = nil, onStep: ((Step) -> Void)? = nil) -> Event? {
+        apply(to: event, destination: destination, onStep: onStep, onFailure: nil)
+    }
+
+    /// ``apply(to:destination:onStep:)``, and `onFailure` sees each rule that could not be
+    /// applied with its error.
+    package func apply(
+        to event: Event, destination: String?, onStep: ((Step) -> Void)?, onFailure: ((Rule, RuleRuntimeError) -> Void)?
     ) -> Event? {
         let rules = compiled, failurePolicy = failurePolicy
         guard plan.count > 0 else {

@@ -24,9 +24,9 @@ public struct RuleLoadError: Error, Sendable, Hashable, CustomStringConvertible 
 ///                         {"allow": {"path": "properties", "keys": ["sku"]}},
 ///                         {"remove": {"path": "properties", "keys": ["debug"]}}]}]}
 /// ```
-public enum RuleSetJSON {
+package enum RuleSetJSON {
     /// Loads a rule set from its JSON form.
-    public static func load(_ document: JSON) throws -> RuleSet {
+    package static func load(_ document: JSON) throws -> RuleSet {
         guard let object = document.objectValue, let rules = object["rules"]?.arrayValue else {
             throw RuleLoadError(location: "$", message: "expected an object with a \"rules\" array")
         }

@@ -18,9 +18,9 @@ import MetaRouterCore
 /// Actions: `drop`; `sample 25% [by PATH]`; `set PATH = EXPRESSION`; `copy PATH to PATH`;
 /// `move PATH to PATH`; `delete PATH`; `allow PATH: [keys]`; `remove PATH: [keys]`;
 /// `to_string PATH`. `$` as PATH means the top level of the event.
-public enum RuleTextParser {
+package enum RuleTextParser {
     /// Parses `text`, or throws the first error with its line and column.
-    public static func parse(_ text: String) throws(RuleParseError) -> RuleSet {
+    package static func parse(_ text: String) throws(RuleParseError) -> RuleSet {
         var cursor = ExpressionParser(tokens: try Lexer.tokens(text))
         var name = "rules"
         var version = 1

@@ -3,9 +3,9 @@ import MetaRouterCore
 /// Loads Segment destination-filter settings (`middlewareSettings.routingRules`) as a rule set
 /// that behaves as Segment documents it. Where Segment's JavaScript engine deviates from its
 /// documentation, the documentation wins (see `Docs/TransformRules.md`).
-public enum SegmentRoutingRules {
+package enum SegmentRoutingRules {
     /// Loads from a whole settings payload, or from a bare `routingRules` array.
-    public static func load(_ settings: JSON) throws -> RuleSet {
+    package static func load(_ settings: JSON) throws -> RuleSet {
         let rulesArray = settings["middlewareSettings"]?["routingRules"]?.arrayValue ?? settings["routingRules"]?.arrayValue
             ?? settings.arrayValue
         guard let routingRules = rulesArray else {

@@ -28,7 +28,7 @@ public final class TransformPlugin: Plugin, @unchecked Sendable {  // `ruleSet` 
     /// Applies the rules; a rule that fails is logged once (by name) and handled per the rule
     /// set's failure policy.
     public func execute(event: Event) -> Event? {
-        ruleSet.apply(to: event, destination: destinationKey, onFailure: { [weak self] rule, error in
+        ruleSet.apply(to: event, destination: destinationKey, onStep: nil, onFailure: { [weak self] rule, error in
             self?.reportOnce(rule, error)
         })
     }
@@ -50,7 +50,7 @@ public final class TransformPlugin: Plugin, @unchecked Sendable {  // `ruleSet` 
     /// Parses `text` (rule text, our JSON, or Segment settings) and, when it loads, swaps it in
     /// for every transform plugin of `analytics` whose rule set is called `name`. A text that
     /// does not load is rejected with its error and the old rules stay.
-    public static func replace(in analytics: AnalyticsClient, named name: String, with text: String) throws {
+    package static func replace(in analytics: AnalyticsClient, named name: String, with text: String) throws {
         let newRules = try RuleSetLoader.load(text)
         analytics.perform { timeline in
             for plugin in timeline.findAll(TransformPlugin.self) where plugin.ruleSet.name == name {

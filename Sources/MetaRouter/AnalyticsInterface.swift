@@ -74,6 +74,12 @@ extension AnalyticsInterface {
         captureError(error, handled: true, properties: properties)
     }
 
+    /// Reports an error as an `Error Captured` event, `handled: false` for one the app could
+    /// not recover from.
+    public func captureError(_ error: any Error, handled: Bool) {
+        captureError(error, handled: handled, properties: nil)
+    }
+
     /// Records a user action.
     public func track(_ event: String, properties: [String: Any]? = nil) {
         track(event, properties: properties, options: nil)

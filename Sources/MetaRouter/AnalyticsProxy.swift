@@ -4,7 +4,7 @@ import Foundation
 /// Until a client is bound, calls are built into events at once (timestamp and messageId
 /// taken at the call) and kept in order, without limit; binding replays them into the client
 /// ahead of any later call.
-public final class AnalyticsProxy: AnalyticsInterface {
+package final class AnalyticsProxy: AnalyticsInterface {
     private struct State {
         var target: MetaRouterClient?
         /// The client being bound while kept calls are replayed into it.
@@ -23,7 +23,7 @@ public final class AnalyticsProxy: AnalyticsInterface {
     }
 
     /// The bound client, if any.
-    public var target: MetaRouterClient? { state.withLock { $0.target } }
+    package var target: MetaRouterClient? { state.withLock { $0.target } }
 
     /// Binds `client` unless one is bound already; replays what was kept. Returns whether it
     /// bound.
@@ -88,113 +88,113 @@ public final class AnalyticsProxy: AnalyticsInterface {
     }
 
     /// Records a user action.
-    public func track(_ event: String, properties: [String: Any]?, options: EventOptions?) {
+    package func track(_ event: String, properties: [String: Any]?, options: EventOptions?) {
         if let target { return target.track(event, properties: properties, options: options) }
         forward(factory.track(event, properties: properties, options: options))
     }
 
     /// Sets the current user and records their traits.
-    public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
+    package func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
         if let target { return target.identify(userId, traits: traits, options: options) }
         forward(factory.identify(userId, traits: traits, options: options))
     }
 
     /// Sets the current group and records its traits.
-    public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) {
+    package func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) {
         if let target { return target.group(groupId, traits: traits, options: options) }
         forward(factory.group(groupId, traits: traits, options: options))
     }
 
     /// Records a screen view.
-    public func screen(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+    package func screen(_ name: String, properties: [String: Any]?, options: EventOptions?) {
         if let target { return target.screen(name, properties: properties, options: options) }
         forward(factory.view(.screen, name, properties: properties, options: options))
     }
 
     /// Records a page view.
-    public func page(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+    package func page(_ name: String, properties: [String: Any]?, options: EventOptions?) {
         if let target { return target.page(name, properties: properties, options: options) }
         forward(factory.view(.page, name, properties: properties, options: options))
     }
 
     /// Links the current identity to `newUserId`.
-    public func alias(_ newUserId: String, options: EventOptions?) {
+    package func alias(_ newUserId: String, options: EventOptions?) {
         if let target { return target.alias(newUserId, options: options) }
         forward(PreparedEvent(factory.alias(newUserId, options: options)))
     }
 
     /// Records a user action with typed properties.
-    public func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
+    package func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
         if let target { return target.track(event, properties: properties, options: options) }
         forward(PreparedEvent(factory.track(event, encodable: properties, options: options)))
     }
 
     /// Sets the current user with typed traits.
-    public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
+    package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
         if let target { return target.identify(userId, traits: traits, options: options) }
         forward(PreparedEvent(factory.identify(userId, encodable: traits, options: options)))
     }
 
     /// Sets or clears the advertising id once a client is bound.
-    public func setAdvertisingId(_ advertisingId: String?) { forward { $0.setAdvertisingId(advertisingId) } }
+    package func setAdvertisingId(_ advertisingId: String?) { forward { $0.setAdvertisingId(advertisingId) } }
     /// Clears the advertising id once a client is bound.
-    public func clearAdvertisingId() { forward { $0.clearAdvertisingId() } }
+    package func clearAdvertisingId() { forward { $0.clearAdvertisingId() } }
     /// Turns PII scrubbing on or off once a client is bound, in call order.
-    public func setScrubPII(_ enabled: Bool) { forward { $0.setScrubPII(enabled) } }
+    package func setScrubPII(_ enabled: Bool) { forward { $0.setScrubPII(enabled) } }
     /// Registers a super property once a client is bound, in call order.
-    public func registerSuperProperty(_ key: String, _ value: Any) {
+    package func registerSuperProperty(_ key: String, _ value: Any) {
         guard let json = problems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
         forward { $0.registerSuperProperty(key, json) }
     }
     /// Registers a super property unless one is, once a client is bound, in call order.
-    public func registerSuperPropertyOnce(_ key: String, _ value: Any) {
+    package func registerSuperPropertyOnce(_ key: String, _ value: Any) {
         guard let json = problems.converted([key: value], root: "superProperties", call: "registerSuperPropertyOnce")[key] else { return }
         forward { $0.registerSuperPropertyOnce(key, json) }
     }
     /// Unregisters a super property once a client is bound, in call order.
-    public func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
+    package func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
     /// Replaces the tracking plan once a client is bound, in call order.
-    public func setTrackingPlan(_ plan: TrackingPlan?) { forward { $0.setTrackingPlan(plan) } }
+    package func setTrackingPlan(_ plan: TrackingPlan?) { forward { $0.setTrackingPlan(plan) } }
     /// Reports a caught error once a client is bound; the stack is taken now, at the call.
-    public func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
+    package func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
         let captured = CapturedError(error)
         let frames = StackFrames.current()
         let converted = problems.converted(properties ?? [:], root: "properties", call: "captureError")
         forward { $0.capture(captured, handled: handled, properties: converted, frames: frames) }
     }
     /// Adds a breadcrumb once a client is bound, in call order.
-    public func addBreadcrumb(_ breadcrumb: Breadcrumb) { forward { $0.addBreadcrumb(breadcrumb) } }
+    package func addBreadcrumb(_ breadcrumb: Breadcrumb) { forward { $0.addBreadcrumb(breadcrumb) } }
     /// Emits a signal once a client is bound, in call order.
-    public func emit(_ signal: SignalContent) { forward { $0.emit(signal) } }
+    package func emit(_ signal: SignalContent) { forward { $0.emit(signal) } }
     /// Starts a session once a client is bound, in call order.
-    public func startSession() { forward { $0.startSession() } }
+    package func startSession() { forward { $0.startSession() } }
     /// Ends the session once a client is bound, in call order.
-    public func endSession() { forward { $0.endSession() } }
+    package func endSession() { forward { $0.endSession() } }
     /// Sets the consent once a client is bound, in call order.
-    public func setConsent(_ consent: ConsentState) { forward { $0.setConsent(consent) } }
+    package func setConsent(_ consent: ConsentState) { forward { $0.setConsent(consent) } }
     /// Waits for a client to be bound and wipes its local state.
-    public func forget() async -> ForgetReport { await boundClient().forget() }
+    package func forget() async -> ForgetReport { await boundClient().forget() }
     /// Waits for a client to be bound and returns its anonymous id.
-    public func getAnonymousId() async -> String { await boundClient().getAnonymousId() }
+    package func getAnonymousId() async -> String { await boundClient().getAnonymousId() }
     /// Flushes once a client is bound.
-    public func flush() { forward { $0.flush() } }
+    package func flush() { forward { $0.flush() } }
     /// Waits for a client to be bound, then flushes and waits.
-    public func flushAndWait() async { await boundClient().flushAndWait() }
+    package func flushAndWait() async { await boundClient().flushAndWait() }
     /// Resets once a client is bound.
-    public func reset() { forward { $0.reset() } }
+    package func reset() { forward { $0.reset() } }
     /// Turns on debug logging once a client is bound.
-    public func enableDebugLogging() { forward { $0.enableDebugLogging() } }
+    package func enableDebugLogging() { forward { $0.enableDebugLogging() } }
     /// Sets tracing once a client is bound.
-    public func setTracing(_ enabled: Bool) { forward { $0.setTracing(enabled) } }
+    package func setTracing(_ enabled: Bool) { forward { $0.setTracing(enabled) } }
     /// Forwards the URL once a client is bound.
-    public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
+    package func recordOpenedURL(_ url: URL, sourceApplication: String?) {
         forward { $0.recordOpenedURL(url, sourceApplication: sourceApplication) }
     }
     /// Shuts the bound client down; does nothing when none is bound.
-    public func shutdown() async { await target?.shutdown() }
+    package func shutdown() async { await target?.shutdown() }
 
     /// The bound client's state, or `lifecycle: idle` when none is bound yet.
-    public func getDebugInfo() async -> DebugInfo {
+    package func getDebugInfo() async -> DebugInfo {
         if let target { return await target.getDebugInfo() }
         let queued = state.withLock { $0.pending.count }
         return DebugInfo(

@@ -64,7 +64,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var openDescriptors = 0
 
     /// The write key with all but its last 4 characters masked.
-    public static func mask(_ writeKey: String) -> String {
+    package static func mask(_ writeKey: String) -> String {
         guard writeKey.count > 4 else { return String(repeating: "*", count: writeKey.count) }
         return String(repeating: "*", count: writeKey.count - 4) + writeKey.suffix(4)
     }

@@ -53,7 +53,7 @@ public struct InitOptions: Sendable {
     public var keyValueStore: (any KeyValueStore)?
     /// Where log lines go (standard error by default).
     public var logSink: (any LogSink)?
-    /// The HTTP transport (URLSession by default).
+    /// The HTTP transport (libcurl on Linux, URLSession on Apple platforms by default).
     public var transport: (any HTTPTransport)?
     /// The clock (wall clock by default; tests inject a manual one).
     public var clock: (any AnalyticsClock)?
@@ -227,7 +227,7 @@ public struct InitOptions: Sendable {
 
     /// The ingestion host as a URL: whitespace and one trailing slash trimmed; `nil` unless it
     /// is `http` or `https` with a host.
-    public var hostURL: URL? {
+    package var hostURL: URL? {
         var text = ingestionHost.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasSuffix("/") { text.removeLast() }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",

@@ -49,11 +49,11 @@ public final class RemoteRulesPlugin: Plugin {
     /// The options.
     public let options: Options
     /// The rules in force.
-    public private(set) var ruleSet: RuleSet?
+    package private(set) var ruleSet: RuleSet?
     /// Where they came from.
-    public private(set) var source = Source.none
+    package private(set) var source = Source.none
     /// Fetches answered 200 whose payload was refused.
-    public private(set) var refusedPayloads = 0
+    package private(set) var refusedPayloads = 0
     private let directory: URL
     private let transport: any HTTPTransport
     private var etag: String?
@@ -92,7 +92,7 @@ public final class RemoteRulesPlugin: Plugin {
     /// Applies the rules in force.
     public func execute(event: Event) -> Event? {
         guard let ruleSet else { return event }
-        return ruleSet.apply(to: event, destination: nil, onFailure: { [weak self] rule, error in
+        return ruleSet.apply(to: event, destination: nil, onStep: nil, onFailure: { [weak self] rule, error in
             guard let self, failedRules.insert(rule.name).inserted else { return }
             analytics?.logger.warning("sdk.rule_failed: rule \"\(rule.name)\" of the remote set could not be applied (\(error.message))")
         })
@@ -105,7 +105,7 @@ public final class RemoteRulesPlugin: Plugin {
     }
 
     /// Fetches now (and then every ``Options/refreshInterval``).
-    public func fetch() {
+    package func fetch() {
         timer?.cancel()
         timer = nil
         guard let analytics else { return }

@@ -19,7 +19,7 @@ public final class WebhookSignalBroadcaster: SignalBroadcaster {
     }
 
     /// Relays answered 2xx, and the others.
-    public var results: (sent: Int, failed: Int) { outcomes.current }
+    package var results: (sent: Int, failed: Int) { outcomes.current }
 
     /// Sends the relay.
     public func relay(_ signals: [Signal]) {

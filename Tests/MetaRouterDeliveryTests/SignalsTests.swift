@@ -79,6 +79,27 @@ import Testing
         await instance.stop()
     }
 
+    /// The generator and the two signals of `Docs/Signals.md`'s first example, read from the
+    /// page itself: what a user copies delivers the price.
+    @Test func theDocsAddToCartExampleDeliversThePrice() async throws {
+        let page = try String(contentsOf: URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Docs/Signals.md"), encoding: .utf8)
+        let rules = try #require(page.components(separatedBy: "SignalGenerator.rules(\"\"\"\n").dropFirst().first?
+            .components(separatedBy: "\"\"\")").first)
+        #expect(rules.contains("generator \"Add To Cart\""))
+        #expect(page.contains("data: [\"content\": [\"price\": 19.99, \"id\": \"p7\"]]"))
+        #expect(page.contains(".interaction(component: \"button\", title: \"Add To Cart\")"))
+        let instance = try await start(SignalsPlugin.Configuration(generators: [try SignalGenerator.rules(rules)]))
+        instance.analytics.emit(.network(.response, url: "https://shop.example/products/7", statusCode: 200,
+                                         data: ["content": ["price": 19.99, "id": "p7"]]))
+        instance.analytics.emit(.interaction(component: "button", title: "Add To Cart"))
+        let events = try await instance.delivered()
+        try #require(events.count == 1)
+        #expect(events[0]["properties"] == ["price": 19.99, "currency": "USD", "productId": "p7"])
+        await instance.stop()
+    }
+
     @Test func aSwiftGeneratorLooksBackAndTheBufferWraps() async throws {
         let screens = SignalGenerator(name: "screens") { signal, buffer in
             guard signal.type == .navigation, signal.data["action"] == "entering", let screen = signal.data["screen"]?.stringValue else { return [] }

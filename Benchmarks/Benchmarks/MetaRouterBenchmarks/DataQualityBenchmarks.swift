@@ -1,6 +1,7 @@
 @preconcurrency import Benchmark
 import Foundation
 import MetaRouter
+@_spi(Benchmarks) import MetaRouterErrors
 
 /// The data-quality plugins on the executor: PII scrubbing, the tracking plan, breadcrumbs.
 func registerDataQualityBenchmarks() {
@@ -42,7 +43,7 @@ func registerDataQualityBenchmarks() {
     ) { benchmark in
         let plugin = BreadcrumbsPlugin(capacity: 50)
         let crashes = CrashReportPlugin(directory: benchDirectory())
-        if crashCapture { plugin.crashSlots = crashes.slots }
+        if crashCapture { ErrorsBenchmarkHooks.connect(plugin, to: crashes) }
         let crumb = Breadcrumb(category: "navigation", message: "checkout", data: ["step": 2])
         let event = sampleEvent()
         benchmark.startMeasurement()

@@ -1,6 +1,7 @@
 @preconcurrency import Benchmark
 import Foundation
 import MetaRouter
+@_spi(Benchmarks) import MetaRouterDelivery
 
 /// Memory per queued event, disk log on and off.
 func registerMemoryBenchmarks() {
@@ -21,14 +22,14 @@ func registerMemoryBenchmarks() {
             let (client, destination) = deliveryClient(
                 transport: InMemoryTransport(failureRate: 1), disk: disk, directory: directory)
             runBlocking { await client.settle() }
-            guard let uploader = destination.uploader else { return }
+            guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return }
             let before = residentMemoryBytes()
             for index in 0..<total {
                 client.track("Product Viewed", properties: freshProperties(index))
                 if index % 1000 == 999 { runBlocking { await client.settle() } }
             }
             runBlocking {
-                while uploader.stats.enqueued < total { await client.settle() }
+                while stats().enqueued < total { await client.settle() }
             }
             let after = residentMemoryBytes()
             benchmark.measurement(.custom("bytes per event", useScalingFactor: false), max(0, after - before) / total)

@@ -1,6 +1,8 @@
 @preconcurrency import Benchmark
 import Foundation
 import MetaRouter
+@_spi(Benchmarks) import MetaRouterCore
+@_spi(Benchmarks) import MetaRouterDelivery
 import MetaRouterTesting
 
 /// Five properties of the usual kinds, as a product-analytics call carries.
@@ -44,7 +46,7 @@ private func sampleEventPayload() -> [UInt8] {
                                 "os": ["name": "Linux", "version": "6.1.0"], "device": ["type": "server", "model": "x86_64"],
                                 "locale": "en_US", "timezone": "Etc/UTC"])
     event.writeKey = "0123456789abcdef0123456789abcdef"
-    return event.jsonBytes()
+    return CoreBenchmarkHooks.jsonBytes(of: event)
 }
 
 /// A client with identity, context and the MetaRouter destination (disk log on, unless
@@ -85,12 +87,12 @@ private func runPipeline(disk: Bool, count: Int, started: () -> Void, finished: 
     defer { try? FileManager.default.removeItem(at: directory) }
     let (client, destination) = deliveryClient(transport: InMemoryTransport(), disk: disk, directory: directory)
     runBlocking { await client.settle() }
-    guard let uploader = destination.uploader else { return }
+    guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return }
     let properties = fiveProperties()
     started()
     for _ in 0..<count { client.track("Product Viewed", properties: properties) }
     runBlocking {
-        while uploader.stats.sent < count { await client.flushAndWait() }
+        while stats().sent < count { await client.flushAndWait() }
     }
     finished()
     runBlocking { await client.shutdown() }
@@ -197,7 +199,7 @@ let benchmarks: @Sendable () -> Void = {
             if index % 100 == 99, let batch = store.nextBatch(maxCount: 100, maxBytes: .max) { store.acknowledge(batch) }
         }
         store.commit()
-        benchmark.measurement(.custom("written / payload ×1000", useScalingFactor: false), store.bytesWritten * 1000 / payloadBytes)
+        benchmark.measurement(.custom("written / payload ×1000", useScalingFactor: false), DeliveryBenchmarkHooks.bytesWritten(by: store) * 1000 / payloadBytes)
     }
 
     // Executor cost of the disk log per event: append plus a grouped commit every 20 events.
@@ -238,7 +240,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("rules: one condition", configuration: .init(scalingFactor: .mega, maxIterations: 20)) { benchmark in
         let event = sampleEvent()
         // A rule with a condition and no actions: the cost is the condition (and the rule loop).
-        let rules = (try? RuleTextParser.parse("rule { when event = \"Product Viewed\" and properties.price > 10 }")) ?? RuleSet(rules: [])
+        let rules = try! RuleSetLoader.load("rule { when event = \"Product Viewed\" and properties.price > 10 }", format: .text)
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { blackHole(rules.apply(to: event)) }
         benchmark.stopMeasurement()
@@ -247,7 +249,7 @@ let benchmarks: @Sendable () -> Void = {
     // Transform rules: a 20-rule set (conditions, sets, moves, removes) on a typical event.
     Benchmark("rules: 20-rule set", configuration: .init(scalingFactor: .kilo, maxIterations: 200)) { benchmark in
         let event = sampleEvent()
-        let rules = (try? RuleTextParser.parse(twentyRules())) ?? RuleSet(rules: [])
+        let rules = try! RuleSetLoader.load(twentyRules(), format: .text)
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { blackHole(rules.apply(to: event)) }
         benchmark.stopMeasurement()
@@ -257,7 +259,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("rules: compile 100 rules", configuration: .init(maxIterations: 50)) { benchmark in
         let text = (0..<5).map { _ in twentyRules() }.joined(separator: "\n")
         benchmark.startMeasurement()
-        blackHole(try? RuleTextParser.parse(text))
+        blackHole(try? RuleSetLoader.load(text, format: .text))
         benchmark.stopMeasurement()
     }
 
@@ -272,7 +274,7 @@ let benchmarks: @Sendable () -> Void = {
         let configuration = benchConfiguration()
         let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
         runBlocking { await client.settle() }
-        guard let uploader = destination.uploader else { return }
+        guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return }
         let properties = fiveProperties()
         let total = benchmark.scaledIterations.count
         benchmark.startMeasurement()
@@ -280,7 +282,7 @@ let benchmarks: @Sendable () -> Void = {
             client.track("Product Viewed", properties: properties)
         }
         runBlocking {
-            while uploader.stats.sent < total {
+            while stats().sent < total {
                 await client.flushAndWait()
             }
         }
@@ -367,12 +369,12 @@ let benchmarks: @Sendable () -> Void = {
         func rate(failureRate: Double) -> Double {
             let (client, destination) = deliveryClient(transport: InMemoryTransport(failureRate: failureRate), disk: false, directory: benchDirectory())
             runBlocking { await client.settle() }
-            guard let uploader = destination.uploader else { return 0 }
+            guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return 0 }
             let total = 5_000
             let start = Date()
             for index in 0..<total { client.track("Product Viewed", properties: ["n": index]) }
             runBlocking {
-                while uploader.stats.sent < total {
+                while stats().sent < total {
                     await client.flushAndWait()
                     try? await Task.sleep(nanoseconds: 5_000_000)
                 }

@@ -1,6 +1,8 @@
 @preconcurrency import Benchmark
 import Foundation
 import MetaRouter
+// Gzip and the batch format are not public API; the benchmarks reach them through SPI.
+@_spi(Benchmarks) import MetaRouterDelivery
 import MetaRouterTesting
 
 /// What goes on the wire: bytes per event, plain and gzip-compressed, and what gzip costs.
@@ -14,14 +16,14 @@ func registerWireBenchmarks() {
     ) { benchmark in
         let body = sampleBatchBody()
         benchmark.measurement(.custom("bytes per event", useScalingFactor: false), body.count / 100)
-        benchmark.measurement(.custom("gzip bytes per event", useScalingFactor: false), (Gzip.compress([UInt8](body))?.count ?? 0) / 100)
+        benchmark.measurement(.custom("gzip bytes per event", useScalingFactor: false), (DeliveryBenchmarkHooks.gzip([UInt8](body))?.count ?? 0) / 100)
     }
 
     // What gzip costs: compressing one batch body of 100 such events (about 68 KB).
     Benchmark("gzip one batch of 100 events", configuration: .init(scalingFactor: .one, maxIterations: 200)) { benchmark in
         let body = [UInt8](sampleBatchBody())
         benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { blackHole(Gzip.compress(body)) }
+        for _ in benchmark.scaledIterations { blackHole(DeliveryBenchmarkHooks.gzip(body)) }
         benchmark.stopMeasurement()
     }
 }
@@ -38,8 +40,6 @@ private func sampleBatchBody() -> Data {
         ])
     }
     runBlocking { await client.settle() }
-    let format = MetaRouterBatchFormat(writeKey: "0123456789abcdef0123456789abcdef")
-    let queued = capture.events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: format.encode($0)) }
-    return format.body(for: queued, sentAt: Date())
+    return DeliveryBenchmarkHooks.batchBody(of: capture.events, writeKey: "0123456789abcdef0123456789abcdef", sentAt: Date())
 }
 

@@ -60,14 +60,14 @@ final class DirectoryLock {
 }
 
 /// Why the disk store could not open.
-public enum DiskStoreError: Error, CustomStringConvertible, Equatable {
+package enum DiskStoreError: Error, CustomStringConvertible, Equatable {
     /// Another process (or instance) holds the directory's lock.
     case locked(String)
     /// A file-system call failed.
     case io(String)
 
     /// A sentence for logs and `getDebugInfo`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .locked(let path): return "the event log at \(path) is in use by another process or instance"
         case .io(let message): return message

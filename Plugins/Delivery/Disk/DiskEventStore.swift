@@ -36,39 +36,39 @@ public final class DiskEventStore: EventStore {
         /// dropped when the log is opened.
         public var maxAge: TimeInterval = 7 * 24 * 3600
         /// A new segment is started once the active one is this large.
-        public var segmentBytes = 1024 * 1024
+        package var segmentBytes = 1024 * 1024
         /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and
         /// those just written); the other events are read back from disk when needed.
-        public var residentBytes = 1024 * 1024
+        package var residentBytes = 1024 * 1024
 
         /// Options for `directory` with the defaults.
         public init(directory: URL) { self.directory = directory }
     }
 
     /// What opening the log found.
-    public struct RecoveryReport: Sendable, Hashable {
+    package struct RecoveryReport: Sendable, Hashable {
         /// Events handed back to the queue.
-        public var recovered = 0
+        package var recovered = 0
         /// Events dropped for being older than `maxAge`.
-        public var expired = 0
+        package var expired = 0
         /// Events dropped by the caps.
-        public var overCap = 0
+        package var overCap = 0
         /// Damaged records skipped.
-        public var corruptRecords = 0
+        package var corruptRecords = 0
         /// Bytes of torn tails ignored.
-        public var tornBytes = 0
+        package var tornBytes = 0
         /// Segment files from a newer format version, left untouched.
-        public var unsupportedFiles = 0
+        package var unsupportedFiles = 0
         /// Segment files that could not be read (permissions, not a regular file, too large),
         /// left in place.
-        public var unreadableFiles = 0
+        package var unreadableFiles = 0
         /// Files named like segments whose id this log never writes, left alone.
-        public var ignoredFiles = 0
+        package var ignoredFiles = 0
         /// What was wrong with each file skipped, in words.
-        public var problems: [String] = []
+        package var problems: [String] = []
 
         /// Whether recovery found anything worth a log line.
-        public var isNoteworthy: Bool {
+        package var isNoteworthy: Bool {
             recovered + expired + overCap + corruptRecords + tornBytes + unsupportedFiles + unreadableFiles + ignoredFiles > 0
         }
     }
@@ -123,11 +123,11 @@ public final class DiskEventStore: EventStore {
     var closed = false
 
     /// What opening the log found.
-    public internal(set) var recovery = RecoveryReport()
+    package internal(set) var recovery = RecoveryReport()
 
     /// Queued events whose records could not be read back from disk while the log was open
     /// (a segment changed or removed behind the log's back): dropped, counted and logged.
-    public internal(set) var unreadableRecords = 0
+    package internal(set) var unreadableRecords = 0
 
     /// Buffered record bytes that are written at once, mid-cycle.
     static let commitThreshold = 64 * 1024
@@ -155,7 +155,7 @@ public final class DiskEventStore: EventStore {
     public var count: Int { entries.count - head + (pending?.entries.count ?? 0) }
 
     /// Bytes written to segment files since the log was opened.
-    public var bytesWritten: Int { files.bytesWritten }
+    package var bytesWritten: Int { files.bytesWritten }
 
     /// Whether records are waiting for ``commit()`` (or the log waits to be restored).
     public var hasUncommittedRecords: Bool { !buffer.isEmpty || !pendingRemovals.isEmpty || fault != nil }

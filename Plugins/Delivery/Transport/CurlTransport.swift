@@ -20,7 +20,7 @@ import FoundationNetworking
 ///
 /// Requests are bounded by their timeout and never cancelled; the completion runs exactly
 /// once, on the transport's queue.
-public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendable {  // `handle` and `invalidated` are touched only on `queue`
+package final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendable {  // `handle` and `invalidated` are touched only on `queue`
     private let curl: LibCurl
     private let queue = DispatchQueue(label: "metarouter.curl-transport", qos: .utility)
     private var handle: LibCurl.Handle?
@@ -38,7 +38,7 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
 
     /// A transport over the process's libcurl that keeps at most `maxResponseBytes` of a
     /// response body, or `nil` where libcurl cannot be loaded.
-    public init?(maxResponseBytes: Int = 1 << 20) {
+    package init?(maxResponseBytes: Int = 1 << 20) {
         guard let curl = LibCurl.shared else { return nil }
         self.curl = curl
         self.maxResponseBytes = max(0, maxResponseBytes)
@@ -50,7 +50,7 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
     }
 
     /// Sends the request on the transport's queue; one request at a time per transport.
-    public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
+    package func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
         RequestAdmission.admit { [self] in
             queue.async {
                 let outcome = self.perform(request)
@@ -81,7 +81,7 @@ public final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendabl
     }
 
     /// Closes the kept connection once requests already handed over are done.
-    public func invalidate() {
+    package func invalidate() {
         closing.withLock { $0 = true }
         queue.async {
             self.invalidated = true

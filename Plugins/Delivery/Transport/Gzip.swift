@@ -9,10 +9,10 @@ import Compression
 /// Compression framework. Either gives a DEFLATE stream (zlib's framing is stripped); the gzip
 /// header, CRC-32 and length are written here. `nil` where no DEFLATE is available: the body is
 /// then sent as it is.
-public enum Gzip {
+package enum Gzip {
     /// `body` gzip-compressed (zlib level 1 on Linux; the Compression framework's level on
     /// Apple platforms), or `nil`.
-    public static func compress(_ body: [UInt8]) -> [UInt8]? {
+    package static func compress(_ body: [UInt8]) -> [UInt8]? {
         guard !body.isEmpty, let deflated = deflate(body) else { return nil }
         var out: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]
         out.reserveCapacity(out.count + deflated.count + 8)
@@ -25,7 +25,7 @@ public enum Gzip {
     }
 
     /// Whether DEFLATE is available here.
-    public static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         #if canImport(Compression)
         return true
         #else

@@ -14,14 +14,14 @@ import MetaRouterCore
 /// A slot torn by a crash in the middle of its update fails its checksum and is skipped.
 /// Confined to the executor; the memory is kept for the process's lifetime (a crash may read
 /// it at any moment) and reused by a later instance.
-public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only on the executor; read by the signal handler as plain bytes
+package final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only on the executor; read by the signal handler as plain bytes
     static let slotSize = 512
     static let headerSize = 16
     static let maximumSlots = 100
     private static let pool = Locked<[UInt]>([])  // addresses of memory given back
 
     /// Slots in the ring.
-    public let count: Int
+    package let count: Int
     let memory: UnsafeMutableRawPointer
     // Confined to the executor, so the runtime's check of each access (a quarter of adding a
     // breadcrumb) guards nothing.
@@ -46,7 +46,7 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
     }
 
     /// Writes `breadcrumb` into the next slot.
-    public func add(_ breadcrumb: Breadcrumb) {
+    package func add(_ breadcrumb: Breadcrumb) {
         guard !recycled else { return }
         added &+= 1
         let slot = memory + nextSlot * Self.slotSize
@@ -97,7 +97,7 @@ public final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only 
     private static let levels: [Breadcrumb.Level] = [.debug, .info, .warning, .error]
 
     /// Empties every slot (a reset).
-    public func clear() {
+    package func clear() {
         guard !recycled else { return }
         memory.initializeMemory(as: UInt8.self, repeating: 0, count: count * Self.slotSize)
     }

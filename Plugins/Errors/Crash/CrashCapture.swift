@@ -10,5 +10,5 @@ public enum CrashCapture {
     }
 
     /// Whether the crash handlers are installed in this process.
-    public static var isInstalled: Bool { CrashSignalHandler.isInstalled }
+    package static var isInstalled: Bool { CrashSignalHandler.isInstalled }
 }

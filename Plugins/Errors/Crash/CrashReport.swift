@@ -6,38 +6,38 @@ import Darwin
 import Foundation
 
 /// A crash record read back at the next start.
-public struct CrashReport: Sendable, Hashable {
+package struct CrashReport: Sendable, Hashable {
     /// One return address, and where it lies in the file mapped there.
-    public struct Frame: Sendable, Hashable {
+    package struct Frame: Sendable, Hashable {
         /// The address in the crashed process.
-        public var address: UInt64
+        package var address: UInt64
         /// The file's path, empty when the address lay in no known mapping.
-        public var path: String
+        package var path: String
         /// The file's inode (0 on Apple platforms).
-        public var inode: UInt64
+        package var inode: UInt64
         /// The address's offset in the file (Apple: the unslid address).
-        public var fileOffset: UInt64
+        package var fileOffset: UInt64
     }
 
     /// The signal number.
-    public var signal: Int32
+    package var signal: Int32
     /// The signal's code (`si_code`).
-    public var code: Int32
+    package var code: Int32
     /// The faulting address the signal carried.
-    public var faultAddress: UInt64
+    package var faultAddress: UInt64
     /// When the crash happened.
-    public var time: Date
+    package var time: Date
     /// The record's identifier: the event's `messageId`, the same however often it is read.
-    public var recordId: UUID
+    package var recordId: UUID
     /// An uncaught exception's name and reason, where one led to the crash.
-    public var reason: String?
+    package var reason: String?
     /// Innermost first.
-    public var frames: [Frame]
+    package var frames: [Frame]
     /// The breadcrumbs as they were at the crash, oldest first.
-    public var breadcrumbs: [Breadcrumb]
+    package var breadcrumbs: [Breadcrumb]
 
     /// The signal's name (`SIGSEGV`), or `signal <n>`.
-    public var signalName: String {
+    package var signalName: String {
         switch signal {
         case SIGSEGV: return "SIGSEGV"
         case SIGBUS: return "SIGBUS"
@@ -50,7 +50,7 @@ public struct CrashReport: Sendable, Hashable {
     }
 
     /// What the signal means, in a few words.
-    public var signalDescription: String {
+    package var signalDescription: String {
         switch signal {
         case SIGSEGV: return "invalid memory access"
         case SIGBUS: return "bus error"
@@ -105,7 +105,7 @@ public struct CrashReport: Sendable, Hashable {
     /// process has mapped too (same path and inode) gets its symbol from the dynamic symbol
     /// table; any other keeps its module and offset (`libfoo.so +0x1a2b`), which is what
     /// offline symbolication needs and stays the same across launches.
-    public func symbolicatedFrames() -> StackFrames {
+    package func symbolicatedFrames() -> StackFrames {
         let images = LoadedImage.current()
         var lines: [String] = []
         var unresolved: [Int: String] = [:]

@@ -19,9 +19,9 @@ public final class CrashReportPlugin: Plugin {
     /// Sees no events.
     public let type = PluginType.utility
     /// Where the record files live.
-    public let directory: URL
+    package let directory: URL
     /// The breadcrumb slots the handler copies (the last `breadcrumbCapacity`, at most 100).
-    public let slots: CrashBreadcrumbSlots
+    package let slots: CrashBreadcrumbSlots
     private var registration: Int?
     private var fd: Int32 = -1
 
@@ -63,7 +63,7 @@ public final class CrashReportPlugin: Plugin {
 
     /// The records earlier runs left, oldest first: each file with its report, or `nil` when the
     /// file is not a whole record (a crash while it was being written).
-    public func pendingReports() -> [(file: URL, report: CrashReport?)] {
+    package func pendingReports() -> [(file: URL, report: CrashReport?)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let files = names.filter { $0.hasPrefix("crash-") && $0.hasSuffix(".pending") }.map { directory.appendingPathComponent($0) }
         return files.map { file in
@@ -73,7 +73,7 @@ public final class CrashReportPlugin: Plugin {
     }
 
     /// Removes a pending record: its event is in the log, or it was not to be sent.
-    public func finish(_ file: URL) {
+    package func finish(_ file: URL) {
         guard file.deletingLastPathComponent().standardizedFileURL == directory.standardizedFileURL,
             file.lastPathComponent.hasPrefix("crash-"), file.pathExtension == "pending"
         else { return }

@@ -4,7 +4,7 @@ import MetaRouterCore
 extension JSONSchema {
     /// Every way `value` breaks this schema, with key paths starting at `path`. The walk follows
     /// the schema, whose nesting compiling bounded, so no value can make it deeper.
-    public func violations(of value: JSON, at path: String) -> [PlanViolation] {
+    package func violations(of value: JSON, at path: String) -> [PlanViolation] {
         var found: [PlanViolation] = []
         var trail = Trail(root: path)
         check(value, at: &trail, into: &found)
@@ -13,7 +13,7 @@ extension JSONSchema {
     }
 
     /// Whether `value` satisfies this schema.
-    public func accepts(_ value: JSON) -> Bool { violations(of: value, at: "").isEmpty }
+    package func accepts(_ value: JSON) -> Bool { violations(of: value, at: "").isEmpty }
 
     /// The schema a member `name` of an object is checked against, or `nil` when this schema
     /// says nothing about it (or forbids it: see ``forbidsMember(_:)``).

@@ -28,7 +28,7 @@ public struct PlanViolation: Sendable, Hashable, CustomStringConvertible {
 /// points), `items` (one schema, or one per position), `minItems` / `maxItems`, and the
 /// Boolean schemas `true` / `false`. Other keywords are ignored, as a validator ignores
 /// keywords it does not know. Compiling and validating are depth-limited.
-public indirect enum JSONSchema: Sendable {
+package indirect enum JSONSchema: Sendable {
     /// `true` (anything) or `false` (nothing).
     case boolean(Bool)
     /// An object schema.
@@ -64,7 +64,7 @@ public indirect enum JSONSchema: Sendable {
     }
 
     /// The keywords of an object schema.
-    public struct Rules: Sendable {
+    package struct Rules: Sendable {
         var types: Types?
         var required: [String] = []
         var properties: [String: JSONSchema] = [:]
@@ -85,20 +85,20 @@ public indirect enum JSONSchema: Sendable {
     }
 
     /// A schema nested deeper than this is refused when compiled.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
 
     /// A schema that cannot be compiled, with where and why.
-    public struct CompileError: Error, Sendable, CustomStringConvertible {
+    package struct CompileError: Error, Sendable, CustomStringConvertible {
         /// Where in the schema.
         public var path: String
         /// Why.
-        public var message: String
+        package var message: String
         /// `path: message`.
-        public var description: String { "\(path): \(message)" }
+        package var description: String { "\(path): \(message)" }
     }
 
     /// Compiles `json` (a schema object or a Boolean).
-    public init(_ json: JSON, path: String = "#") throws {
+    package init(_ json: JSON, path: String = "#") throws {
         self = try Self.compile(json, path: path, depth: 1)
     }
 

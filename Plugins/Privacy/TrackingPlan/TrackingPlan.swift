@@ -28,16 +28,16 @@ public struct TrackingPlan: Sendable {
     }
 
     /// The properties schema of each planned event name.
-    public var events: [String: JSONSchema]
+    package var events: [String: JSONSchema]
     /// The traits schema of `identify` calls, if the plan has one.
-    public var identifyTraits: JSONSchema?
+    package var identifyTraits: JSONSchema?
     /// The traits schema of `group` calls, if the plan has one.
-    public var groupTraits: JSONSchema?
+    package var groupTraits: JSONSchema?
     /// Events the plan does not list.
     public var unplanned: Unplanned
 
     /// A plan from its parts.
-    public init(events: [String: JSONSchema], identifyTraits: JSONSchema? = nil, groupTraits: JSONSchema? = nil, unplanned: Unplanned = .allow) {
+    package init(events: [String: JSONSchema], identifyTraits: JSONSchema? = nil, groupTraits: JSONSchema? = nil, unplanned: Unplanned = .allow) {
         self.events = events
         self.identifyTraits = identifyTraits
         self.groupTraits = groupTraits

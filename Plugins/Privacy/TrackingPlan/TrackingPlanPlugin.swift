@@ -49,13 +49,13 @@ public final class TrackingPlanPlugin: Plugin {
     /// Runs among the `before` plugins.
     public let type = PluginType.before
     /// The plan in force (`nil`: nothing is checked).
-    public private(set) var plan: TrackingPlan?
+    package private(set) var plan: TrackingPlan?
     /// What is done with violations.
     public var mode: Mode
     /// Violations found so far.
-    public private(set) var violationCount = 0
+    package private(set) var violationCount = 0
     /// Events dropped by the plan so far.
-    public private(set) var blockedCount = 0
+    package private(set) var blockedCount = 0
     private let onViolation: (@Sendable (PlanViolationReport) -> Void)?
     private weak var analytics: AnalyticsClient?
     private var logged: Set<String> = []
@@ -74,7 +74,7 @@ public final class TrackingPlanPlugin: Plugin {
     public func configure(analytics: AnalyticsClient) { self.analytics = analytics }
 
     /// Replaces the plan (call it on the executor: `setTrackingPlan(_:)` does).
-    public func setPlan(_ newPlan: TrackingPlan?) { plan = newPlan }
+    package func setPlan(_ newPlan: TrackingPlan?) { plan = newPlan }
 
     /// Checks the event against the plan and acts on the mode.
     public func execute(event: Event) -> Event? {

@@ -21,10 +21,10 @@ public final class AnalyticsClient: Sendable {
     /// The configuration every plugin can read.
     public let configuration: Configuration
     /// Builds events for this client (its clock and problem reporter).
-    public let events: EventFactory
+    package let events: EventFactory
     /// Where this client's input problems are logged, counted and handed to
     /// ``Configuration/onInvalidInput``; plugins that reject input report here too.
-    public let inputProblems: InputProblemReporter
+    package let inputProblems: InputProblemReporter
     let executor: PipelineExecutor
     let status = Locked(Status())
 
@@ -66,10 +66,10 @@ public final class AnalyticsClient: Sendable {
     public var lifecycle: ClientLifecycle { status.withLock { $0.lifecycle } }
 
     /// Why the client was disabled, when it was.
-    public var disabledReason: String? { status.withLock { $0.disabledReason } }
+    package var disabledReason: String? { status.withLock { $0.disabledReason } }
 
     /// Calls dropped because the client was disabled or shut down.
-    public var droppedCalls: Int { status.withLock { $0.droppedCalls } }
+    package var droppedCalls: Int { status.withLock { $0.droppedCalls } }
 
     // MARK: Ordered path
 
@@ -79,7 +79,7 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// Hands an event built by ``events`` to the ingress.
-    public func process(_ prepared: PreparedEvent) {
+    package func process(_ prepared: PreparedEvent) {
         switch executor.submit(.event(prepared)) {
         case .accepted, .overflowed(report: nil):
             return
@@ -96,7 +96,7 @@ public final class AnalyticsClient: Sendable {
 
     /// Events dropped at the call because the ingress held `Configuration.maxPendingEvents`:
     /// the callers were outrunning the pipeline.
-    public var overflowedEvents: Int { executor.overflowedEvents }
+    package var overflowedEvents: Int { executor.overflowedEvents }
 
     /// Runs `work` on the executor, in order with the events submitted before it. Plugins use
     /// it to come back to the executor from timers and network callbacks.
@@ -228,7 +228,7 @@ public final class AnalyticsClient: Sendable {
 
     /// Disables the client for good: later calls are dropped with a log line and
     /// `getDebugInfo` reports `reason`. Delivery calls this on 401 / 403 / 404.
-    public func disable(reason: String) {
+    package func disable(reason: String) {
         let first = status.withLock { status -> Bool in
             guard status.lifecycle != .disabled else { return false }
             status.lifecycle = .disabled

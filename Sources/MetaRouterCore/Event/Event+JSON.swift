@@ -27,7 +27,7 @@ extension Event {
     /// The compact, key-sorted JSON bytes of ``jsonObject()``, written field by field without
     /// building the intermediate object (this runs once per delivered event). `encodingContext`
     /// may supply the context's bytes, e.g. from a cache.
-    public func jsonBytes(encodingContext: (([String: JSON]) -> [UInt8])? = nil) -> [UInt8] {
+    package func jsonBytes(encodingContext: (([String: JSON]) -> [UInt8])? = nil) -> [UInt8] {
         jsonBytes(writeKey: writeKey, sentAt: sentAt, encodingContext: encodingContext)
     }
 

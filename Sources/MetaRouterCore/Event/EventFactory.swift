@@ -4,18 +4,18 @@ import Foundation
 /// overrides and captures the caller's values, which ``PreparedEvent/resolved()`` converts to
 /// ``JSON`` on the executor (logging each value it has to drop, by key path). Typed
 /// (`Encodable`) values are encoded here, at the call. Nothing here touches disk or network.
-public struct EventFactory: Sendable {
+package struct EventFactory: Sendable {
     private let clock: any AnalyticsClock
     private let problems: InputProblemReporter
 
     /// A factory stamping times from `clock` and reporting dropped values to `problems`.
-    public init(clock: any AnalyticsClock, problems: InputProblemReporter) {
+    package init(clock: any AnalyticsClock, problems: InputProblemReporter) {
         self.clock = clock
         self.problems = problems
     }
 
     /// A track event.
-    public func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
+    package func track(_ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
         PreparedEvent(base(.track, options, drawsMessageIdLater: true, eventName: name), values: properties, target: .properties, problems: problems)
     }
 
@@ -26,14 +26,14 @@ public struct EventFactory: Sendable {
     }
 
     /// A track event with typed properties.
-    public func track<Properties: Encodable>(_ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
+    package func track<Properties: Encodable>(_ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
         var event = base(.track, options, eventName: name)
         event.properties = convert(encodable: properties, root: "properties", call: "track \"\(name)\"")
         return event
     }
 
     /// An identify event.
-    public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) -> PreparedEvent {
+    package func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) -> PreparedEvent {
         var event = base(.identify, options, drawsMessageIdLater: true)
         event.userId = userId
         event.traits = [:]
@@ -41,7 +41,7 @@ public struct EventFactory: Sendable {
     }
 
     /// An identify event with typed traits.
-    public func identify<Traits: Encodable>(_ userId: String, encodable traits: Traits, options: EventOptions?) -> Event {
+    package func identify<Traits: Encodable>(_ userId: String, encodable traits: Traits, options: EventOptions?) -> Event {
         var event = base(.identify, options)
         event.userId = userId
         event.traits = convert(encodable: traits, root: "traits", call: "identify") ?? [:]
@@ -49,17 +49,17 @@ public struct EventFactory: Sendable {
     }
 
     /// A screen or page event; the name goes to `name` and `properties.name`.
-    public func view(_ type: EventType, _ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
+    package func view(_ type: EventType, _ name: String, properties: [String: Any]?, options: EventOptions?) -> PreparedEvent {
         PreparedEvent(view(type, name, nil, options, drawsMessageIdLater: true), values: properties, target: .properties, problems: problems)
     }
 
     /// A screen or page event with typed properties.
-    public func view<Properties: Encodable>(_ type: EventType, _ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
+    package func view<Properties: Encodable>(_ type: EventType, _ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
         view(type, name, convert(encodable: properties, root: "properties", call: "\(type.rawValue) \"\(name)\""), options)
     }
 
     /// A group event.
-    public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) -> PreparedEvent {
+    package func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) -> PreparedEvent {
         var event = base(.group, options, drawsMessageIdLater: true)
         event.groupId = groupId
         event.traits = [:]
@@ -67,7 +67,7 @@ public struct EventFactory: Sendable {
     }
 
     /// A group event with typed traits.
-    public func group<Traits: Encodable>(_ groupId: String, encodable traits: Traits, options: EventOptions?) -> Event {
+    package func group<Traits: Encodable>(_ groupId: String, encodable traits: Traits, options: EventOptions?) -> Event {
         var event = base(.group, options)
         event.groupId = groupId
         event.traits = convert(encodable: traits, root: "traits", call: "group") ?? [:]
@@ -75,7 +75,7 @@ public struct EventFactory: Sendable {
     }
 
     /// An alias event; the identity plugin fills `previousId`.
-    public func alias(_ newUserId: String, options: EventOptions?) -> Event {
+    package func alias(_ newUserId: String, options: EventOptions?) -> Event {
         var event = base(.alias, options)
         event.userId = newUserId
         return event

@@ -10,7 +10,7 @@ import Foundation
 /// Anything else (a nested collection, which may hold an `NSMutableDictionary`, or any class
 /// instance the caller could go on mutating) is converted at the call, so the executor never
 /// reads memory the caller still owns.
-public struct PreparedEvent: Sendable {
+package struct PreparedEvent: Sendable {
     /// Which field the unconverted values become.
     enum Target: Sendable {
         case properties
@@ -19,11 +19,11 @@ public struct PreparedEvent: Sendable {
 
     /// The event, without the values still to convert. An event from ``EventFactory`` has an
     /// empty `messageId` here: it is drawn by ``resolved()``, on the executor.
-    public private(set) var event: Event
+    package private(set) var event: Event
     private let pending: PendingValues?
 
     /// An event with nothing left to convert.
-    public init(_ event: Event) {
+    package init(_ event: Event) {
         self.event = event
         pending = nil
     }
@@ -50,7 +50,7 @@ public struct PreparedEvent: Sendable {
     /// the executor resolves an event once), converts the pending values (reporting each one
     /// dropped, by key path and code) and merges them in. Consumes the prepared event, so the
     /// event is completed in place rather than copied.
-    public consuming func resolved() -> Event {
+    package consuming func resolved() -> Event {
         if event.messageId.isEmpty { event.messageId = MessageID.make(at: event.timestamp) }
         guard let pending else { return event }
         let root = pending.target == .properties ? "properties" : "traits"

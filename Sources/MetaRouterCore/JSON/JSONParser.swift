@@ -16,7 +16,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 /// ``JSON/double(_:)``.
 public struct JSONParser {
     /// Nesting deeper than this is rejected rather than risking the stack.
-    public static let maximumDepth = 128
+    package static let maximumDepth = 128
 
     private let bytes: [UInt8]
     private var index = 0

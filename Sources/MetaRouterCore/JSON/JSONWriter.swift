@@ -14,17 +14,17 @@ public enum JSONWriter {
     }
 
     /// Appends the UTF-8 bytes of `value` to `out`.
-    public static func write(_ value: JSON, into out: inout [UInt8]) {
+    package static func write(_ value: JSON, into out: inout [UInt8]) {
         out.append(contentsOf: bytes(value))
     }
 
     /// Appends an object with its keys sorted.
-    public static func writeObject(_ members: [String: JSON], into out: inout [UInt8]) {
+    package static func writeObject(_ members: [String: JSON], into out: inout [UInt8]) {
         out.append(contentsOf: ByteWriter.bytes(estimate: 256) { writeObject(members, into: &$0) })
     }
 
     /// Appends `text` as a quoted JSON string.
-    public static func writeString(_ text: String, into out: inout [UInt8]) {
+    package static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(contentsOf: ByteWriter.bytes(estimate: text.utf8.count + 2) { writeString(text, into: &$0) })
     }
 

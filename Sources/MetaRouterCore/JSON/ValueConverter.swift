@@ -1,26 +1,26 @@
 import Foundation
 
 /// A value that could not be represented in JSON and was left out of an event.
-public struct ConversionIssue: Sendable, Equatable, CustomStringConvertible {
+package struct ConversionIssue: Sendable, Equatable, CustomStringConvertible {
     /// Where the value sat, e.g. `properties.items[2].price`.
-    public let keyPath: String
+    package let keyPath: String
     /// Why it was dropped.
-    public let reason: String
+    package let reason: String
     /// The stable code of the problem.
-    public let code: InputProblem.Code
+    package let code: InputProblem.Code
 
     /// An issue.
-    public init(keyPath: String, reason: String, code: InputProblem.Code = .propertyNotEncodable) {
+    package init(keyPath: String, reason: String, code: InputProblem.Code = .propertyNotEncodable) {
         self.keyPath = keyPath
         self.reason = reason
         self.code = code
     }
 
     /// `dropped properties.x: reason`.
-    public var description: String { "dropped \(keyPath): \(reason)" }
+    package var description: String { "dropped \(keyPath): \(reason)" }
 
     /// The issue as an input problem.
-    public var problem: InputProblem { InputProblem(code: code, keyPath: keyPath, message: description) }
+    package var problem: InputProblem { InputProblem(code: code, keyPath: keyPath, message: description) }
 }
 
 /// Converts the `[String: Any]` values callers pass into ``JSON``.
@@ -30,12 +30,12 @@ public struct ConversionIssue: Sendable, Equatable, CustomStringConvertible {
 /// string keys, `JSON`, any other `Encodable`, and `nil` / `NSNull` as `null`. A value that
 /// cannot be represented (NaN, infinity, an unsupported type, nesting deeper than
 /// ``maximumDepth``) is left out and reported; its siblings are kept.
-public enum ValueConverter {
+package enum ValueConverter {
     /// Containers nested deeper than this are dropped.
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     /// Converts a dictionary whose key path starts at `root` (e.g. `properties`).
-    public static func convert(_ dictionary: [String: Any], root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
+    package static func convert(_ dictionary: [String: Any], root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
         if let converted = convertedWithoutProblems(dictionary) { return (converted, []) }
         var issues: [ConversionIssue] = []
         let value = convertDictionary(dictionary, path: root, depth: 1, issues: &issues)
@@ -61,7 +61,7 @@ public enum ValueConverter {
     }
 
     /// Converts any `Encodable` value that encodes as a JSON object.
-    public static func convert<Value: Encodable>(encodable: Value, root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
+    package static func convert<Value: Encodable>(encodable: Value, root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
         var issues: [ConversionIssue] = []
         guard let json = encode(encodable, path: root, issues: &issues) else { return ([:], issues) }
         guard let object = json.objectValue else {

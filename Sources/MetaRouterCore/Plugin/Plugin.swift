@@ -126,7 +126,7 @@ extension DestinationPlugin {
 
     /// Runs the sub-timeline's `before` and `enrichment` plugins, then this destination, then
     /// its `after` plugins. Returns what the destination returned.
-    public func process(event: consuming Event) -> Event? {
+    package func process(event: consuming Event) -> Event? {
         guard let prepared = timeline.runBeforeDestinations(event), let delivered = execute(event: prepared) else { return nil }
         return timeline.runAfterDestinations(delivered)
     }

@@ -68,7 +68,7 @@ public final class Timeline {
     }
 
     /// The destination whose key is `key`.
-    public func destination(key: String) -> (any DestinationPlugin)? {
+    package func destination(key: String) -> (any DestinationPlugin)? {
         stages[.destination]?.lazy.compactMap { $0 as? any DestinationPlugin }.first { $0.key == key }
     }
 
@@ -76,7 +76,7 @@ public final class Timeline {
     /// Returns the event as the `after` stage left it, or `nil` when it was dropped before the
     /// destinations or by an `after` plugin.
     @discardableResult
-    public func process(_ event: consuming Event) -> Event? {
+    package func process(_ event: consuming Event) -> Event? {
         guard let enriched = runBeforeDestinations(event) else { return nil }
         for entry in destinations {
             switch entry {
@@ -88,12 +88,12 @@ public final class Timeline {
     }
 
     /// Runs `event` through the `before` and `enrichment` plugins, stopping when one drops it.
-    public func runBeforeDestinations(_ event: consuming Event) -> Event? {
+    package func runBeforeDestinations(_ event: consuming Event) -> Event? {
         Self.run(early, event)
     }
 
     /// Runs `event` through the `after` plugins, stopping when one drops it.
-    public func runAfterDestinations(_ event: consuming Event) -> Event? {
+    package func runAfterDestinations(_ event: consuming Event) -> Event? {
         Self.run(late, event)
     }
 
@@ -116,7 +116,7 @@ public final class Timeline {
     }
 
     /// Runs `event` through the plugins of `stageList`, in order, stopping when one drops it.
-    public func run(stages stageList: [PluginType], _ event: consuming Event) -> Event? {
+    package func run(stages stageList: [PluginType], _ event: consuming Event) -> Event? {
         for stage in stageList {
             guard let next = Self.run(stages[stage] ?? [], consume event) else { return nil }
             event = next
@@ -125,7 +125,7 @@ public final class Timeline {
     }
 
     /// Calls `body` on every plugin, destinations' sub-timelines included.
-    public func apply(_ body: (any Plugin) -> Void) {
+    package func apply(_ body: (any Plugin) -> Void) {
         for plugin in plugins {
             body(plugin)
             if let destination = plugin as? any DestinationPlugin {

@@ -22,7 +22,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     public func set(_ value: String?, forKey key: String) { values.withLock { $0[key] = value } }
 
     /// Everything stored, for assertions.
-    public var snapshot: [String: String] { values.current }
+    package var snapshot: [String: String] { values.current }
 }
 
 /// `UserDefaults`, the store on Apple platforms (the seed SDK's keys live there).

@@ -9,11 +9,11 @@ import Darwin
 #endif
 
 /// A storage problem described in words a developer can act on.
-public struct StorageError: Error, CustomStringConvertible, Sendable {
+package struct StorageError: Error, CustomStringConvertible, Sendable {
     /// What is wrong and what to do.
-    public let description: String
+    package let description: String
 
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// File-system helpers shared by the stores: owner-only directories and files, atomic writes,

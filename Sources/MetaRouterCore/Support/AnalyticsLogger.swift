@@ -50,7 +50,7 @@ public final class AnalyticsLogger: Sendable {
     private let prefix: String
     /// The instance its lines name, e.g. `…9876` for the write key ending in 9876, so a
     /// process with several instances (a multi-tenant server) can tell their lines apart.
-    public let instance: String?
+    package let instance: String?
 
     /// Writes lines at `minimumLevel` or above to `sink`, each starting with `[instance] `
     /// when `instance` is given.
@@ -62,7 +62,7 @@ public final class AnalyticsLogger: Sendable {
     }
 
     /// The label for the instance with `writeKey`: its last four characters, the rest left out.
-    public static func instanceLabel(writeKey: String) -> String {
+    package static func instanceLabel(writeKey: String) -> String {
         writeKey.count > 4 ? "…" + writeKey.suffix(4) : String(repeating: "*", count: writeKey.count)
     }
 

@@ -32,7 +32,7 @@ public struct InputProblem: Sendable, Hashable, CustomStringConvertible {
     public var message: String
 
     /// A problem.
-    public init(code: Code, keyPath: String, message: String) {
+    package init(code: Code, keyPath: String, message: String) {
         self.code = code
         self.keyPath = keyPath
         self.message = message
@@ -45,20 +45,20 @@ public struct InputProblem: Sendable, Hashable, CustomStringConvertible {
 /// Where input problems go: a warning in the log, a count per code, and the app's
 /// `onInvalidInput` callback. Thread-safe: problems are found on callers' threads and on the
 /// executor.
-public final class InputProblemReporter: Sendable {
+package final class InputProblemReporter: Sendable {
     private let logger: AnalyticsLogger
     private let callback: (@Sendable (InputProblem) -> Void)?
     private let counts = Locked<[InputProblem.Code: Int]>([:])
 
     /// A reporter logging to `logger` and calling `callback` with every problem.
-    public init(logger: AnalyticsLogger, callback: (@Sendable (InputProblem) -> Void)? = nil) {
+    package init(logger: AnalyticsLogger, callback: (@Sendable (InputProblem) -> Void)? = nil) {
         self.logger = logger
         self.callback = callback
     }
 
     /// Logs `problem` (prefixed by the call it came from), counts it and hands it to the
     /// callback.
-    public func report(_ problem: InputProblem, call: @autoclosure () -> String) {
+    package func report(_ problem: InputProblem, call: @autoclosure () -> String) {
         counts.withLock { $0[problem.code, default: 0] += 1 }
         logger.warning("sdk.invalid_input: \(call()): \(problem)")
         callback?(problem)
@@ -66,18 +66,18 @@ public final class InputProblemReporter: Sendable {
 
     /// Counts `problem` and hands it to the callback without a log line, for a caller that
     /// logs it its own (throttled) way.
-    public func count(_ problem: InputProblem) {
+    package func count(_ problem: InputProblem) {
         counts.withLock { $0[problem.code, default: 0] += 1 }
         callback?(problem)
     }
 
     /// `values` converted to JSON, each value that cannot be reported (prefixed by `call`).
-    public func converted(_ values: [String: Any], root: String, call: String) -> [String: JSON] {
+    package func converted(_ values: [String: Any], root: String, call: String) -> [String: JSON] {
         let (converted, issues) = ValueConverter.convert(values, root: root)
         for issue in issues { report(issue.problem, call: call) }
         return converted
     }
 
     /// Problems reported so far, per code.
-    public var countsByCode: [InputProblem.Code: Int] { counts.current }
+    package var countsByCode: [InputProblem.Code: Int] { counts.current }
 }

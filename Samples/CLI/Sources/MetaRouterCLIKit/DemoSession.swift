@@ -73,8 +73,10 @@ public enum DemoSession {
         options.trackLifecycleEvents = true
         let lifecycle = ManualLifecycleSource()
         options.lifecycleSource = lifecycle
-        let rules = (try? RuleTextParser.parse(Self.rules)) ?? RuleSet(rules: [])
-        options.plugins = { [AppSectionPlugin(section: "storefront"), TransformPlugin(ruleSet: rules, stage: .before)] }
+        let rules = try? RuleSetLoader.load(Self.rules, format: .text)
+        options.plugins = {
+            [AppSectionPlugin(section: "storefront")] + (rules.map { [TransformPlugin(ruleSet: $0, stage: .before)] } ?? [])
+        }
         // Refreshed every quarter of a second, so the change shows within the session.
         options.remoteRules = rulesURL.map { RemoteRulesPlugin.Options(url: $0, refreshInterval: 0.25) }
         let analytics = MetaRouter.Analytics.instance(for: options)

@@ -17,6 +17,11 @@ import FoundationNetworking
     } catch {
         analytics.captureError(error, properties: ["order_id": "A-1001"])   // handled: true
     }
+    do {
+        try await checkout.pay()
+    } catch {
+        analytics.captureError(error, handled: false)                        // the order is lost
+    }
 }
 
 @Sendable private func errorCaptureDocSnippet2() async throws {

@@ -14,9 +14,9 @@ import FoundationNetworking
                 on interaction when data.title = "Add To Cart"
                 find product: network where data.action = "response" and contains(data.url, "product")
                 track "Add To Cart"
-                set properties.price = product.data.content.price
-                set properties.currency = product.data.content.currency ?? "USD"
-                set properties.productId = product.data.content.id
+                set properties.price = product.data.data.content.price
+                set properties.currency = product.data.data.content.currency ?? "USD"
+                set properties.productId = product.data.data.content.id
             }
             """)],
         broadcasters: [WebhookSignalBroadcaster(url: URL(string: "https://hooks.example.com/signals")!)])
