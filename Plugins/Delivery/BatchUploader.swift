@@ -161,10 +161,10 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         (store as? DiskEventStore)?.undurableCount ?? store.count
     }
 
-    /// File descriptors delivery holds: the disk log's lock and open segments, and the default
-    /// transport's kept connection (other transports are not counted).
+    /// File descriptors delivery holds: the disk log's lock and open segments. (Connections
+    /// belong to the process's pool, which every instance shares.)
     package var openDescriptors: Int {
-        ((store as? DiskEventStore)?.openDescriptors ?? 0) + ((transport as? CurlTransport)?.openDescriptors ?? 0)
+        (store as? DiskEventStore)?.openDescriptors ?? 0
     }
 
     /// The state for `getDebugInfo`.

@@ -14,10 +14,11 @@ import Darwin
 /// instances in one server never take the descriptors the host needs.
 ///
 /// Over the budget, every log closes its files after each write (its lock too) and reopens
-/// them for the next, and transports do not keep connections: an idle instance then holds no
-/// descriptor at all. Under the budget nothing changes, so a few instances pay nothing.
+/// them for the next: an idle instance then holds no descriptor at all. Connections belong to
+/// the process (``CurlConnectionPool``), bounded by the requests that may run at once. Under
+/// the budget nothing changes, so a few instances pay nothing.
 enum DescriptorBudget {
-    /// Descriptors the SDK may hold before it stops keeping files and connections open.
+    /// Descriptors the SDK may hold before its logs stop keeping files open.
     static let limit: Int = {
         var limits = rlimit()
         #if canImport(Glibc)
@@ -42,13 +43,14 @@ enum DescriptorBudget {
     static var isOverBudget: Bool { held.current >= limit }
 }
 
-/// Requests in flight across every ``CurlTransport`` of the process, at most an eighth of the
-/// descriptor budget: each holds a socket and libcurl's own pair of descriptors, and thousands
-/// of instances flushing at once would otherwise open thousands. A request beyond the limit
-/// waits, in arrival order, for one to finish; no thread blocks while it waits.
+/// Requests in flight across every ``CurlTransport`` of the process: at most 64, and at most an
+/// eighth of the descriptor budget. Each holds a socket and libcurl's own pair of descriptors,
+/// and a thread blocked in libcurl for as long as it takes: thousands of instances flushing at
+/// once would otherwise open thousands of each. A request beyond the limit waits, in arrival
+/// order, for one to finish; no thread blocks while it waits.
 enum RequestAdmission {
     /// Requests in flight at most.
-    static let limit = max(8, DescriptorBudget.limit / 8)
+    static let limit = min(64, max(8, DescriptorBudget.limit / 8))
 
     private struct State {
         var inFlight = 0

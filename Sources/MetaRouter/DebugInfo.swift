@@ -59,8 +59,9 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var error: String?
     /// Delivery counters.
     public var stats: DeliveryStats
-    /// File descriptors the instance holds now: its event log's lock and open segments, and the
-    /// default transport's kept connection (`Docs/ServerSide.md`, "Descriptors").
+    /// File descriptors the instance holds now: its event log's lock and open segments. The
+    /// default transport's connections are the process's, shared by every instance
+    /// (`Docs/ServerSide.md`, "Descriptors").
     public var openDescriptors = 0
 
     /// The write key with all but its last 4 characters masked.

@@ -1,8 +1,9 @@
 #if os(Linux)
 import Foundation
 import MetaRouterCore
-import MetaRouterDelivery
 import Testing
+
+@testable import MetaRouterDelivery
 
 /// The Linux default transport over real loopback HTTP: kept connections, every request
 /// answered (URLSession stalled 1–4 % of these), headers and bodies read back, no header
@@ -66,6 +67,41 @@ import Testing
         #expect(requests.count == 200)
         #expect(Set(requests.map(\.clientPort)).count <= 2, "connections were not reused")
         #expect(requests.allSatisfy { $0.headers["expect"] == nil }, "a request waited for 100-continue")
+    }
+
+    /// Transports of different instances share the process's connections: twenty transports
+    /// sending one after another to one host use one connection, not twenty, and leave one
+    /// handle waiting. (A pool of the test's own: the process's is shared with other tests.)
+    @Test func transportsShareConnectionsToAHost() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let pool = try CurlConnectionPool(curl: #require(LibCurl.shared), maxIdle: 4)
+        for _ in 0..<20 {
+            let transport = CurlTransport(pool: pool)
+            #expect(try await send(transport, batchRequest(collector, bytes: 300)).get().status == 200)
+            transport.invalidate()
+        }
+        let ports = Set(try await collector.requests().map(\.clientPort))
+        #expect(ports.count == 1, "\(ports.count) connections for 20 transports")
+        #expect(pool.idleCount == 1)
+    }
+
+    /// A pool keeps at most its limit of handles, across hosts, closing the least recently
+    /// used: requests to two hosts through a pool that keeps one still all succeed.
+    @Test func aPoolKeepsAtMostItsLimitAcrossHosts() async throws {
+        let first = try await Collector.start()
+        defer { first.stop() }
+        let second = try await Collector.start()
+        defer { second.stop() }
+        let pool = try CurlConnectionPool(curl: #require(LibCurl.shared), maxIdle: 1)
+        let transport = CurlTransport(pool: pool)
+        for round in 0..<6 {
+            let collector = round % 2 == 0 ? first : second
+            #expect(try await send(transport, batchRequest(collector, bytes: 300)).get().status == 200)
+            #expect(pool.idleCount == 1)
+        }
+        #expect(try await first.requests().count == 3)
+        #expect(try await second.requests().count == 3)
     }
 
     @Test func readsStatusHeadersAndBodyAndSendsNoInjectedHeader() async throws {

@@ -7,7 +7,8 @@ import FoundationNetworking
 #endif
 
 /// The default transport on Linux: libcurl's easy interface, driven by one serial queue per
-/// transport, with one handle kept for the transport's life so connections are reused.
+/// transport, over handles (and their connections) that every transport of the process shares
+/// through ``CurlConnectionPool``: tenants sending to one host reuse each other's connections.
 ///
 /// Why not URLSession here: FoundationNetworking drives libcurl's multi interface from
 /// dispatch sources, and under load 1–4 % of its requests stall (the collector sees the
@@ -20,33 +21,24 @@ import FoundationNetworking
 ///
 /// Requests are bounded by their timeout and never cancelled; the completion runs exactly
 /// once, on the transport's queue.
-package final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendable {  // `handle` and `invalidated` are touched only on `queue`
-    private let curl: LibCurl
+package final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendable {  // `invalidated` is touched only on `queue`
+    private let pool: CurlConnectionPool
+    private var curl: LibCurl { pool.curl }
     private let queue = DispatchQueue(label: "metarouter.curl-transport", qos: .utility)
-    private var handle: LibCurl.Handle?
     private var invalidated = false
     private let maxResponseBytes: Int
-    /// Descriptors the handle keeps between requests (see `settleConnection()`).
-    private let heldDescriptors = Locked(0)
-
-    /// Set when ``invalidate()`` is called: the kept connection is as good as closed.
-    private let closing = Locked(false)
-
-    /// Descriptors the transport holds between requests: its kept connection and libcurl's
-    /// own pair.
-    var openDescriptors: Int { closing.current ? 0 : heldDescriptors.current }
 
     /// A transport over the process's libcurl that keeps at most `maxResponseBytes` of a
     /// response body, or `nil` where libcurl cannot be loaded.
-    package init?(maxResponseBytes: Int = 1 << 20) {
-        guard let curl = LibCurl.shared else { return nil }
-        self.curl = curl
-        self.maxResponseBytes = max(0, maxResponseBytes)
+    package convenience init?(maxResponseBytes: Int = 1 << 20) {
+        guard let pool = CurlConnectionPool.shared else { return nil }
+        self.init(pool: pool, maxResponseBytes: maxResponseBytes)
     }
 
-    deinit {
-        if let handle { curl.easyCleanup(handle) }
-        DescriptorBudget.add(-heldDescriptors.current)
+    /// A transport over `pool` (tests: a pool of their own).
+    init(pool: CurlConnectionPool, maxResponseBytes: Int = 1 << 20) {
+        self.pool = pool
+        self.maxResponseBytes = max(0, maxResponseBytes)
     }
 
     /// Sends the request on the transport's queue; one request at a time per transport.
@@ -54,49 +46,24 @@ package final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendab
         RequestAdmission.admit { [self] in
             queue.async {
                 let outcome = self.perform(request)
-                self.settleConnection()
                 RequestAdmission.finished()
                 completion(outcome)
             }
         }
     }
 
-    /// After a request: counts what the handle keeps against the process's
-    /// ``DescriptorBudget`` — its connection, and the pair of descriptors libcurl's internal
-    /// multi handle keeps to wake itself — or, when the process is over the budget, releases
-    /// the handle and all of them.
-    private func settleConnection() {
-        if DescriptorBudget.isOverBudget, let handle {
-            curl.easyCleanup(handle)
-            self.handle = nil
-        }
-        var socket = -1
-        if let handle { _ = curl.getLong(handle, LibCurl.Option.lastSocket, &socket) }
-        let held = handle == nil ? 0 : (socket >= 0 ? 3 : 2)
-        let before = heldDescriptors.withLock { current -> Int in
-            defer { current = held }
-            return current
-        }
-        if before != held { DescriptorBudget.add(held - before) }
-    }
-
-    /// Closes the kept connection once requests already handed over are done.
+    /// Refuses requests handed over after this; the connections stay with the process's pool.
     package func invalidate() {
-        closing.withLock { $0 = true }
-        queue.async {
-            self.invalidated = true
-            if let handle = self.handle { self.curl.easyCleanup(handle) }
-            self.handle = nil
-            self.settleConnection()
-        }
+        queue.async { self.invalidated = true }
     }
 
     private func perform(_ request: TransportRequest) -> Result<TransportResponse, any Error> {
         guard !invalidated else { return .failure(URLError(.cancelled)) }
-        if handle == nil { handle = curl.easyInit() }
-        guard let handle, let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return .failure(URLError(.unsupportedURL))
-        }
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let origin = CurlConnectionPool.origin(of: request.url)
+        else { return .failure(URLError(.unsupportedURL)) }
+        guard let handle = pool.take(origin: origin) else { return .failure(URLError(.cannotConnectToHost)) }
+        defer { pool.giveBack(handle, origin: origin) }
         curl.easyReset(handle)
         let answer = ResponseCollector(maxBodyBytes: maxResponseBytes)
         var list: OpaquePointer?

@@ -1,6 +1,7 @@
 import Foundation
 import MetaRouterCore
-import MetaRouterDelivery
+
+@testable import MetaRouterDelivery
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -51,7 +52,11 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
     private let process: Process
     private let input: Pipe
     #if os(Linux)
-    private let control: any HTTPTransport = CurlTransport(maxResponseBytes: Int(Int32.max))!
+    /// Over a connection pool of its own: a control connection in the process's pool would be
+    /// the one the SDK's first request reuses, and a reused connection that the collector
+    /// drops is re-sent by libcurl, not reported.
+    private let control: any HTTPTransport = CurlTransport(
+        pool: CurlConnectionPool(curl: LibCurl.shared!, maxIdle: 1), maxResponseBytes: Int(Int32.max))
     #else
     private let control: any HTTPTransport = URLSessionTransport(timeout: 30, maxResponseBytes: Int(Int32.max))
     #endif
