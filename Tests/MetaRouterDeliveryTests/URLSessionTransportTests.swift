@@ -57,6 +57,24 @@ import Testing
         let response = try await send(transport, request(collector)).get()
         #expect(response.status == 200)
         #expect(response.body == Data(String(repeating: "z", count: 10).utf8))
+        #expect(response.isTruncated)
+    }
+
+    /// A body far past the limit is kept only up to it as it arrives (memory stays at the
+    /// limit), and the response says it was cut. (On Apple platforms the transfer also stops
+    /// there; FoundationNetworking's tasks are never cancelled, so here the rest is dropped.)
+    @Test func aBodyFarPastTheLimitIsCutAsItArrives() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        try await collector.script([ScriptedResponse(status: 200, body: "ruleset", padding: 8 << 20)])
+        let transport = URLSessionTransport(timeout: 30, maxResponseBytes: 1 << 16)
+        defer { transport.invalidate() }
+        let response = try await send(transport, TransportRequest(
+            url: collector.baseURL.appendingPathComponent("rules"), method: "GET", body: Data(), timeout: 30)).get()
+        #expect(response.status == 200)
+        #expect(response.isTruncated)
+        #expect(response.body.count == 1 << 16)
+        #expect(response.body.starts(with: Data("ruleset".utf8)))
     }
 
     @Test func carriesFullBatchesWhole() async throws {

@@ -92,17 +92,21 @@ public enum HTTPTransports {
 /// never cancelled — on Linux, cancelling an in-flight task can crash the process
 /// (swift-corelibs-foundation #3296).
 ///
+/// A response body is kept up to `maxResponseBytes` as it arrives. Past the limit, on Apple
+/// platforms the transfer is stopped there (the one cancellation: the answer is already
+/// decided) so nothing more is downloaded; on Linux the rest is read and dropped. Either way
+/// the response says it was cut (``TransportResponse/isTruncated``).
+///
 /// On Linux, where ``CurlTransport`` is the default, every request of this transport carries
 /// `Connection: close`: when a server drops a reused keep-alive connection, FoundationNetworking
 /// never completes the task; on a fresh connection the same drop is a prompt, retryable error.
 public final class URLSessionTransport: InvalidatableHTTPTransport {
     private let session: URLSession
-    private let maxResponseBytes: Int
+    private let receiver: ResponseReceiver
 
     /// A transport whose requests give up after `timeout` seconds and that keeps at most
     /// `maxResponseBytes` of a response body.
     public init(timeout: TimeInterval = 15, maxResponseBytes: Int = 1 << 20) {
-        self.maxResponseBytes = max(0, maxResponseBytes)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
@@ -110,7 +114,8 @@ public final class URLSessionTransport: InvalidatableHTTPTransport {
         configuration.httpCookieAcceptPolicy = .never
         configuration.httpShouldSetCookies = false
         configuration.httpMaximumConnectionsPerHost = 2
-        session = URLSession(configuration: configuration)
+        receiver = ResponseReceiver(maxBodyBytes: max(0, maxResponseBytes))
+        session = URLSession(configuration: configuration, delegate: receiver, delegateQueue: nil)
     }
 
     /// Lets requests in flight finish, then releases the session (at shutdown).
@@ -118,7 +123,8 @@ public final class URLSessionTransport: InvalidatableHTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends the request with a data task; never cancels it.
+    /// Sends the request with a data task; cancels it only when its body outgrows the limit,
+    /// and only on Apple platforms.
     public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method
@@ -127,24 +133,56 @@ public final class URLSessionTransport: InvalidatableHTTPTransport {
         #if os(Linux)
         urlRequest.setValue("close", forHTTPHeaderField: "Connection")
         #endif
-        let maxResponseBytes = maxResponseBytes
-        let task = session.dataTask(with: urlRequest) { data, response, error in
-            if let error {
-                completion(.failure(error))
-                return
-            }
-            guard let http = response as? HTTPURLResponse else {
-                completion(.failure(URLError(.badServerResponse)))
-                return
-            }
-            var headers: [String: String] = [:]
-            for (name, value) in http.allHeaderFields {
-                if let name = name as? String, let value = value as? String { headers[name] = value }
-            }
-            let body = data.map { $0.count > maxResponseBytes ? $0.prefix(maxResponseBytes) : $0 } ?? Data()
-            let truncated = (data?.count ?? 0) > maxResponseBytes
-            completion(.success(TransportResponse(status: http.statusCode, headers: headers, body: body, isTruncated: truncated)))
-        }
+        let task = session.dataTask(with: urlRequest)
+        receiver.expect(task, completion: completion)
         task.resume()
+    }
+}
+
+/// The session delegate of a ``URLSessionTransport``: collects each task's response and body,
+/// up to the limit, and completes the task's request once.
+private final class ResponseReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // `tasks` is only touched under its lock
+    private struct Received {
+        var completion: @Sendable (Result<TransportResponse, any Error>) -> Void
+        var body = Data()
+        var truncated = false
+    }
+
+    private let maxBodyBytes: Int
+    private let tasks = Locked<[Int: Received]>([:])
+
+    init(maxBodyBytes: Int) { self.maxBodyBytes = maxBodyBytes }
+
+    func expect(_ task: URLSessionTask, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
+        tasks.withLock { $0[task.taskIdentifier] = Received(completion: completion) }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let cut = tasks.withLock { tasks -> Bool in
+            guard var received = tasks[dataTask.taskIdentifier], !received.truncated else { return false }
+            let room = maxBodyBytes - received.body.count
+            if room > 0 { received.body.append(data.prefix(room)) }
+            received.truncated = data.count > room
+            tasks[dataTask.taskIdentifier] = received
+            return received.truncated
+        }
+        guard cut else { return }
+        #if !os(Linux)
+        dataTask.cancel()
+        #endif
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let received = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let http = task.response as? HTTPURLResponse, error == nil || received.truncated else {
+            received.completion(.failure(error ?? URLError(.badServerResponse)))
+            return
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        received.completion(.success(TransportResponse(
+            status: http.statusCode, headers: headers, body: received.body, isTruncated: received.truncated)))
     }
 }
