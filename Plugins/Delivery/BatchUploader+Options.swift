@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterCore
 
 extension BatchUploader {
     /// Tuning of one uploader.
@@ -8,11 +9,11 @@ extension BatchUploader {
         /// Events per batch at most (and the size 413 recovery grows back to). A server at
         /// thousands of events per second sends fewer, larger requests with a higher value
         /// (the ingestion API takes up to 500 KB per request; see ``maxBatchBytes``).
-        public var maxBatchSize = 100
+        public var maxBatchSize = Defaults.maxBatchSize
         /// Payload bytes per batch at most.
-        public var maxBatchBytes = 500_000
+        public var maxBatchBytes = Defaults.maxBatchBytes
         /// Seconds a request may take.
-        public var requestTimeout: TimeInterval = 15
+        public var requestTimeout = Defaults.requestTimeoutSeconds
         /// First retry delay before the breaker opens; doubles per failure.
         package var initialRetryDelay: TimeInterval = 1
         /// The breaker's tuning.

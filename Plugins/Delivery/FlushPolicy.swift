@@ -26,7 +26,7 @@ public final class CountFlushPolicy: FlushPolicy {
     private let threshold: Int
 
     /// Flushes at `count` queued events (at least 1).
-    public init(count: Int = 20) { threshold = max(1, count) }
+    public init(count: Int = Defaults.flushAt) { threshold = max(1, count) }
 
     /// `queued >= count`.
     public func shouldFlush(queued: Int) -> Bool { queued >= threshold }

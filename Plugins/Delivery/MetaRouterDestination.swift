@@ -10,12 +10,12 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
         /// The ingestion host, e.g. `https://ingest.example.com` (a path prefix is kept).
         public var ingestionHost: URL
         /// Flush every this many seconds.
-        public var flushIntervalSeconds: TimeInterval = 10
+        public var flushIntervalSeconds = TimeInterval(Defaults.flushIntervalSeconds)
         /// Flush once this many events are queued.
-        public var flushAt = 20
+        public var flushAt = Defaults.flushAt
         /// Queue capacity when the disk log is off (or cannot be opened); the oldest are dropped
         /// beyond it. With the disk log on, its own caps apply instead.
-        public var maxQueueEvents = 2000
+        public var maxQueueEvents = Defaults.maxQueueEvents
         /// The durable disk log, or `nil` to keep the queue in memory only.
         public var disk: DiskEventStore.Options?
         /// The transport; `HTTPTransports.standard` (libcurl on Linux, URLSession elsewhere) unless given.

@@ -77,12 +77,12 @@ public struct InitOptions: Sendable {
     public var terminateOnSignals: [Int32] = []
     /// Bytes of event payload kept on disk at most (default 50 MB), so an offline device never
     /// fills its disk; the oldest go first.
-    public var maxDiskBytes = 50 * 1024 * 1024
+    public var maxDiskBytes = Defaults.maxDiskBytes
     /// Seconds an event may wait on this device (default 7 days, must be > 0), counted from when
     /// it was queued, not from its timestamp, and not by the wall clock alone: events that have
     /// waited longer are dropped, counted in the recovery report, when the log is opened at the
     /// next start.
-    public var maxDiskAgeSeconds: TimeInterval = 7 * 24 * 3600
+    public var maxDiskAgeSeconds = Defaults.maxDiskAgeSeconds
     /// The consent in force until `setConsent(_:)` changes it (both channels granted by
     /// default, as in the seed). A consent set at run time is persisted and wins over this at
     /// the next start; `forget()` removes it.
@@ -126,17 +126,17 @@ public struct InitOptions: Sendable {
     /// Events waiting for the executor at most (default 50,000): beyond it, new events are
     /// dropped at the call, counted in `getDebugInfo().overflowedEvents` and logged once per
     /// 10 s, so callers that outrun the pipeline for good cannot grow the heap without bound.
-    public var maxPendingEvents = 50_000
+    public var maxPendingEvents = Defaults.maxPendingEvents
     /// Seconds an upload may take (default 15).
-    public var requestTimeoutSeconds: TimeInterval = 15
+    public var requestTimeoutSeconds = Defaults.requestTimeoutSeconds
     /// A request leaves once this many events are queued (default 20, must be > 0), besides
     /// the interval and explicit flushes; after a delivered batch the next one waits for this
     /// many too, unless a flush is still sending what it found queued. A server at thousands
     /// of events per second raises it with ``maxBatchSize``: fewer, fuller requests.
-    public var flushAt = 20
+    public var flushAt = Defaults.flushAt
     /// Events per request at most (default 100, must be > 0); a request's event payloads also
     /// stay within 500,000 bytes.
-    public var maxBatchSize = 100
+    public var maxBatchSize = Defaults.maxBatchSize
     /// Whose identity events carry: `.device` (the default: an app, one person at a time, a
     /// persisted anonymousId) or `.perCall` (a server: no persisted identity; every event
     /// carries its own `userId` or `anonymousId` in ``EventOptions``, and one that carries
@@ -152,9 +152,9 @@ public struct InitOptions: Sendable {
         writeKey: String,
         ingestionHost: String,
         debug: Bool = false,
-        flushIntervalSeconds: Int = 10,
-        maxQueueEvents: Int = 2000,
-        maxDiskEvents: Int = 10000,
+        flushIntervalSeconds: Int = Defaults.flushIntervalSeconds,
+        maxQueueEvents: Int = Defaults.maxQueueEvents,
+        maxDiskEvents: Int = Defaults.maxDiskEvents,
         trackLifecycleEvents: Bool = false
     ) {
         self.writeKey = writeKey
@@ -171,9 +171,9 @@ public struct InitOptions: Sendable {
         writeKey: String,
         ingestionHost: URL,
         debug: Bool = false,
-        flushIntervalSeconds: Int = 10,
-        maxQueueEvents: Int = 2000,
-        maxDiskEvents: Int = 10000,
+        flushIntervalSeconds: Int = Defaults.flushIntervalSeconds,
+        maxQueueEvents: Int = Defaults.maxQueueEvents,
+        maxDiskEvents: Int = Defaults.maxDiskEvents,
         trackLifecycleEvents: Bool = false
     ) {
         self.init(

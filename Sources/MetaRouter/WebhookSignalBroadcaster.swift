@@ -12,7 +12,7 @@ public final class WebhookSignalBroadcaster: SignalBroadcaster {
     private let outcomes = Locked((sent: 0, failed: 0))
 
     /// Relays to `url` with `headers` (e.g. an authorization header) through `transport`.
-    public init(url: URL, headers: [String: String] = [:], transport: any HTTPTransport = HTTPTransports.standard(timeout: 15)) {
+    public init(url: URL, headers: [String: String] = [:], transport: any HTTPTransport = HTTPTransports.standard(timeout: Defaults.requestTimeoutSeconds)) {
         self.url = url
         self.headers = headers.merging(["Content-Type": "application/json"]) { mine, _ in mine }
         self.transport = transport
@@ -24,7 +24,7 @@ public final class WebhookSignalBroadcaster: SignalBroadcaster {
     /// Sends the relay.
     public func relay(_ signals: [Signal]) {
         let body = JSONWriter.bytes(.object(["signals": .array(signals.map(\.json))]))
-        let request = TransportRequest(url: url, headers: headers, body: Data(body), timeout: 15)
+        let request = TransportRequest(url: url, headers: headers, body: Data(body), timeout: Defaults.requestTimeoutSeconds)
         transport.send(request) { [outcomes] result in
             let delivered = (try? result.get()).map { (200..<300).contains($0.status) } ?? false
             outcomes.withLock { delivered ? ($0.sent += 1) : ($0.failed += 1) }

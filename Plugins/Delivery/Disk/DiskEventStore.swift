@@ -26,15 +26,15 @@ public final class DiskEventStore: EventStore {
         /// The directory the log owns (created 0700).
         public var directory: URL
         /// Events kept at most; the oldest go first.
-        public var maxEvents = 10_000
+        public var maxEvents = Defaults.maxDiskEvents
         /// Bytes of queued events' records kept at most; the oldest go first. The log's files
         /// stay within this plus a segment (``segmentBytes``, which a commit may overrun) while
         /// the pending batch is at most a quarter of a segment (`Docs/Persistence.md`).
-        public var maxBytes = 50 * 1024 * 1024
+        public var maxBytes = Defaults.maxDiskBytes
         /// Events that have been on this device longer than this — measured from when each was
         /// written to the log, not by its timestamp, and not by the wall clock alone — are
         /// dropped when the log is opened.
-        public var maxAge: TimeInterval = 7 * 24 * 3600
+        public var maxAge = Defaults.maxDiskAgeSeconds
         /// A new segment is started once the active one is this large.
         package var segmentBytes = 1024 * 1024
         /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and

@@ -30,13 +30,13 @@ package final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendab
 
     /// A transport over the process's libcurl that keeps at most `maxResponseBytes` of a
     /// response body, or `nil` where libcurl cannot be loaded.
-    package convenience init?(maxResponseBytes: Int = 1 << 20) {
+    package convenience init?(maxResponseBytes: Int = Defaults.maxResponseBytes) {
         guard let pool = CurlConnectionPool.shared else { return nil }
         self.init(pool: pool, maxResponseBytes: maxResponseBytes)
     }
 
     /// A transport over `pool` (tests: a pool of their own).
-    init(pool: CurlConnectionPool, maxResponseBytes: Int = 1 << 20) {
+    init(pool: CurlConnectionPool, maxResponseBytes: Int = Defaults.maxResponseBytes) {
         self.pool = pool
         self.maxResponseBytes = max(0, maxResponseBytes)
     }
@@ -146,7 +146,7 @@ package final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendab
     }
 
     private static func milliseconds(_ timeout: TimeInterval) -> Int {
-        guard timeout.isFinite, timeout > 0 else { return 15_000 }
+        guard timeout.isFinite, timeout > 0 else { return Int(Defaults.requestTimeoutSeconds * 1000) }
         return Int(min(timeout, 86_400) * 1000)
     }
 }

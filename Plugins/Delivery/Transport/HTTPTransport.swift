@@ -75,7 +75,7 @@ public enum HTTPTransports {
     /// the URLSession's requests; ``CurlTransport`` bounds each by its own
     /// ``TransportRequest/timeout``, which delivery sets to the same value.
     public static func standard(timeout: TimeInterval) -> any InvalidatableHTTPTransport {
-        standard(timeout: timeout, maxResponseBytes: 1 << 20)
+        standard(timeout: timeout, maxResponseBytes: Defaults.maxResponseBytes)
     }
 
     /// ``standard(timeout:)`` keeping at most `maxResponseBytes` of a response body.
@@ -106,7 +106,7 @@ public final class URLSessionTransport: InvalidatableHTTPTransport {
 
     /// A transport whose requests give up after `timeout` seconds and that keeps at most
     /// `maxResponseBytes` of a response body.
-    public init(timeout: TimeInterval = 15, maxResponseBytes: Int = 1 << 20) {
+    public init(timeout: TimeInterval = Defaults.requestTimeoutSeconds, maxResponseBytes: Int = Defaults.maxResponseBytes) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout

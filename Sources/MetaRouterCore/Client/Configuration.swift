@@ -42,7 +42,7 @@ public struct Configuration: Sendable {
     /// events are dropped at the call and counted (``AnalyticsClient/overflowedEvents``), with
     /// one log line per 10 s: callers that outrun the pipeline for good cannot grow the heap
     /// without bound. Operations (identify state, flush, reset) are never dropped.
-    public var maxPendingEvents = 50_000
+    public var maxPendingEvents = Defaults.maxPendingEvents
     /// Called with every problem found in what callers pass (a dropped value, a dropped call),
     /// on the thread that found it: keep it short. See ``InputProblem``.
     public var onInvalidInput: (@Sendable (InputProblem) -> Void)?

@@ -65,7 +65,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
 
     /// An executor; a `held` one keeps commands in order and runs none until ``release()``.
     /// `pause` is for tests, which lengthen it to show what ends a pause early.
-    init(label: String, held: Bool = false, maxPendingEvents: Int = 50_000, pause: Double = ExecutorActivity.pause) {
+    init(label: String, held: Bool = false, maxPendingEvents: Int = Defaults.maxPendingEvents, pause: Double = ExecutorActivity.pause) {
         self.maxPendingEvents = max(1, maxPendingEvents)
         self.pause = pause
         queue = DispatchQueue(label: label, qos: .utility)
