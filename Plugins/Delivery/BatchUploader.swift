@@ -81,6 +81,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// so that under a steady stream batches fill up instead of carrying whatever arrived
     /// during one round trip.
     public func enqueue(_ event: Event) {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         guard !disabled else { return }
         let queued = QueuedEvent(messageId: event.messageId, timestamp: event.timestamp, payload: format.encode(event))
         let evicted = store.append(queued)
@@ -96,6 +99,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// queued has been sent (or dropped), or delivery is waiting out a retry delay, or the
     /// client is disabled.
     public func flush(completion: (@Sendable () -> Void)? = nil) {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         if let completion { waiters.append(completion) }
         draining = true
         sendNext()
@@ -124,6 +130,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// beside it — and is not requeued: its answer reports it once, as sent or as dropped by
     /// the reset.
     public func reset() {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         retryTimer?.cancel()
         retryTimer = nil
         retries.restartDelay()
@@ -150,6 +159,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// Stops, makes what is queued durable, and releases the store (the event log's lock)
     /// and the transport's resources: the instance is shutting down.
     public func close() {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         stop()
         store.close()
         (transport as? any InvalidatableHTTPTransport)?.invalidate()

@@ -43,7 +43,7 @@ public final class IntervalFlushPolicy: FlushPolicy, Sendable {
     private let timer = Locked(Timer())
 
     /// Flushes every `seconds` (at least 0.01).
-    public init(seconds: TimeInterval = 10) { interval = max(0.01, seconds) }
+    public init(seconds: TimeInterval = TimeInterval(Defaults.flushIntervalSeconds)) { interval = max(0.01, seconds) }
 
     /// Arms a repeating timer.
     public func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {

@@ -64,6 +64,9 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
 
     /// Keeps one URL (last wins) for the next `Application Opened`.
     public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         machine.recordOpenedURL(url.absoluteString, sourceApplication: sourceApplication)
     }
 

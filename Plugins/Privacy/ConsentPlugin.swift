@@ -22,6 +22,8 @@ public final class ConsentPlugin: Plugin {
     private var store: (any KeyValueStore)?
     private var storageKey = ""
     private var logger: AnalyticsLogger?
+    /// Only for the debug-build check that `set` runs on the executor.
+    private weak var analytics: AnalyticsClient?
 
     /// A gate starting from `initial` unless a stored state exists for the client.
     public init(initial: ConsentState = .granted) {
@@ -36,6 +38,7 @@ public final class ConsentPlugin: Plugin {
 
     /// Loads the persisted state, if any.
     public func configure(analytics: AnalyticsClient) {
+        self.analytics = analytics
         logger = analytics.logger
         store = analytics.configuration.storage
         storageKey = Self.storageKey(forWriteKey: analytics.configuration.writeKey)
@@ -69,6 +72,9 @@ public final class ConsentPlugin: Plugin {
 
     /// Makes `newState` the consent in force and persists it; logs the change once.
     public func set(_ newState: ConsentState) {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         guard newState != state else { return }
         let before = state
         state = newState

@@ -19,6 +19,9 @@ public final class SuperPropertiesPlugin: EventPlugin {
     /// A plugin that loads the stored properties when it joins a client.
     public init() {}
 
+    /// Only for the debug-build check that mutators run on the executor.
+    private weak var analytics: AnalyticsClient?
+
     /// The storage key for a write key.
     package static func storageKey(forWriteKey writeKey: String) -> String {
         "metarouter:super_properties:" + StorageFiles.namespace(for: writeKey)
@@ -26,6 +29,7 @@ public final class SuperPropertiesPlugin: EventPlugin {
 
     /// Loads the stored properties.
     public func configure(analytics: AnalyticsClient) {
+        self.analytics = analytics
         store = analytics.configuration.storage
         storageKey = Self.storageKey(forWriteKey: analytics.configuration.writeKey)
         guard let text = store?.string(forKey: storageKey) else { return }
@@ -38,11 +42,17 @@ public final class SuperPropertiesPlugin: EventPlugin {
 
     /// Sets `key` to `value`, replacing what was registered under it.
     public func register(_ key: String, _ value: JSON) {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         register(key, value, persisting: true)
     }
 
     /// Sets `key` to `value` unless something is registered under it already.
     public func registerOnce(_ key: String, _ value: JSON) {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         registerOnce(key, value, persisting: true)
     }
 
@@ -61,6 +71,9 @@ public final class SuperPropertiesPlugin: EventPlugin {
 
     /// Removes `key`.
     public func unregister(_ key: String) {
+        #if DEBUG
+        analytics?.assertOnExecutor()
+        #endif
         guard properties.removeValue(forKey: key) != nil else { return }
         persist()
     }

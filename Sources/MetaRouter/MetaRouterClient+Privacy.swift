@@ -18,7 +18,7 @@ public struct ForgetReport: Sendable, Hashable {
     public var signals: Int
 
     /// A report.
-    public init(queuedEvents: Int, identity: Bool, consent: Bool, superProperties: Bool, breadcrumbs: Int = 0, signals: Int = 0) {
+    package init(queuedEvents: Int, identity: Bool, consent: Bool, superProperties: Bool, breadcrumbs: Int = 0, signals: Int = 0) {
         self.queuedEvents = queuedEvents
         self.identity = identity
         self.consent = consent

@@ -12,7 +12,7 @@ public struct PlanViolation: Sendable, Hashable, CustomStringConvertible {
     public var message: String
 
     /// A violation.
-    public init(path: String, rule: String, message: String) {
+    package init(path: String, rule: String, message: String) {
         self.path = path
         self.rule = rule
         self.message = message

@@ -152,9 +152,10 @@ public final class AnalyticsClient: Sendable {
         perform { $0.remove(handoff.plugin) }
     }
 
-    /// The first plugin of type `T` added to this client's timeline (not sub-timelines).
-    /// Its methods other than thread-safe ones must be called through ``perform(_:)``.
-    public func find<T: Plugin>(pluginType: T.Type) -> T? {
+    /// The first plugin of type `T` added to this client's timeline (not sub-timelines), for
+    /// tests. Callers find a plugin on the executor instead, where it may be used:
+    /// `perform { $0.find(T.self) }`.
+    package func find<T: Plugin>(pluginType: T.Type) -> T? {
         status.withLock { status in status.plugins.lazy.compactMap { $0.plugin as? T }.first }
     }
 
