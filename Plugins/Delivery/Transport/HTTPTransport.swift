@@ -158,13 +158,15 @@ private final class ResponseReceiver: NSObject, URLSessionDataDelegate, @uncheck
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let id = dataTask.taskIdentifier
         let cut = tasks.withLock { tasks -> Bool in
-            guard var received = tasks[dataTask.taskIdentifier], !received.truncated else { return false }
-            let room = maxBodyBytes - received.body.count
-            if room > 0 { received.body.append(data.prefix(room)) }
-            received.truncated = data.count > room
-            tasks[dataTask.taskIdentifier] = received
-            return received.truncated
+            // Mutated in place: a copy of the entry would copy its body on every append.
+            guard let kept = tasks[id]?.body.count, tasks[id]?.truncated == false else { return false }
+            let room = maxBodyBytes - kept
+            if room > 0 { tasks[id]?.body.append(data.prefix(room)) }
+            guard data.count > room else { return false }
+            tasks[id]?.truncated = true
+            return true
         }
         guard cut else { return }
         #if !os(Linux)
