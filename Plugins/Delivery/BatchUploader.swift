@@ -11,7 +11,7 @@ import MetaRouterCore
 /// events, so a flood of calls cannot starve delivery.
 public final class BatchUploader: @unchecked Sendable {  // state is touched only on the client's executor
     private let options: Options
-    private let store: any EventStore
+    let store: any EventStore
     private let format: any BatchFormat
     private let transport: any HTTPTransport
     private let policies: [any FlushPolicy]
@@ -20,17 +20,17 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
 
     /// Weak: the client owns this uploader through its timeline; a strong reference back would
     /// keep every client, its URLSession, timers and the event log's lock alive for good.
-    private weak var analytics: AnalyticsClient?
-    private var retries: RetryPlan
-    private var batchSize: Int
-    private var inFlight: InFlightRequest?
+    private(set) weak var analytics: AnalyticsClient?
+    private(set) var retries: RetryPlan
+    private(set) var batchSize: Int
+    private(set) var inFlight: InFlightRequest?
     /// The smallest batch size the host refused with 413 this session; batches stay below it.
     private var refusedBatchSize = Int.max
     private var syncTimer: (any ScheduledWork)?
     private var attempts = 0
     private var retryTimer: (any ScheduledWork)?
     private var watchdog: RequestWatchdog
-    private var disabled = false
+    private(set) var disabled = false
     private var commitScheduled = false
     /// A flush is sending everything that was queued when it was asked for: after each
     /// delivered batch the next leaves at once, until a batch takes the last queued event.
@@ -81,7 +81,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// so that under a steady stream batches fill up instead of carrying whatever arrived
     /// during one round trip.
     public func enqueue(_ event: Event) {
-        #if DEBUG
+        #if DEBUG  // the hot path: not even the weak load in release builds
         analytics?.assertOnExecutor()
         #endif
         guard !disabled else { return }
@@ -99,9 +99,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// queued has been sent (or dropped), or delivery is waiting out a retry delay, or the
     /// client is disabled.
     public func flush(completion: (@Sendable () -> Void)? = nil) {
-        #if DEBUG
         analytics?.assertOnExecutor()
-        #endif
         if let completion { waiters.append(completion) }
         draining = true
         sendNext()
@@ -130,9 +128,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// beside it — and is not requeued: its answer reports it once, as sent or as dropped by
     /// the reset.
     public func reset() {
-        #if DEBUG
         analytics?.assertOnExecutor()
-        #endif
         retryTimer?.cancel()
         retryTimer = nil
         retries.restartDelay()
@@ -159,33 +155,10 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// Stops, makes what is queued durable, and releases the store (the event log's lock)
     /// and the transport's resources: the instance is shutting down.
     public func close() {
-        #if DEBUG
         analytics?.assertOnExecutor()
-        #endif
         stop()
         store.close()
         (transport as? any InvalidatableHTTPTransport)?.invalidate()
-    }
-
-    /// Queued events that are not on disk: all of them for a memory-only store, those a
-    /// faulted disk log could not write for ``DiskEventStore``.
-    package var undurableEvents: Int {
-        (store as? DiskEventStore)?.undurableCount ?? store.count
-    }
-
-    /// File descriptors delivery holds: the disk log's lock and open segments. (Connections
-    /// belong to the process's pool, which every instance shares.)
-    package var openDescriptors: Int {
-        (store as? DiskEventStore)?.openDescriptors ?? 0
-    }
-
-    /// The state for `getDebugInfo`.
-    package func status() -> Status {
-        let now = analytics?.configuration.clock.uptime() ?? 0
-        return Status(
-            queueLength: store.count, circuitState: retries.breaker.state,
-            circuitRemainingMs: Int((retries.remainingCooldown(at: now) * 1000).rounded(.up)),
-            flushInFlight: inFlight != nil, maxBatchSize: batchSize, disabled: disabled)
     }
 
     // MARK: Sending

@@ -34,8 +34,8 @@ import Testing
     }
 
     /// 10,000 tenants in one process limited to 1,024 descriptors: over the budget, logs close
-    /// their files between writes and transports keep no connection, requests wait their turn
-    /// for a socket; every event is delivered and nothing runs out.
+    /// their files between writes, requests wait their turn for a socket and share the
+    /// process's connections; every event is delivered and nothing runs out.
     @Test func tenThousandTenantsUnderAThousandDescriptors() async throws {
         let collector = try await Collector.start()
         defer { collector.stop() }

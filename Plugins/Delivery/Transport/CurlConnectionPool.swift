@@ -25,9 +25,8 @@ final class CurlConnectionPool: Sendable {
     /// The process's pool, or `nil` where libcurl cannot be loaded.
     static let shared: CurlConnectionPool? = LibCurl.shared.map { CurlConnectionPool(curl: $0, maxIdle: RequestAdmission.limit) }
 
-    // A handle in the pool is used by nobody; taking it removes it under the lock, so one
-    // thread at a time ever holds it.
-    private struct Idle: @unchecked Sendable {
+    /// A handle waiting in the pool, with what it is kept for.
+    private struct Idle: @unchecked Sendable {  // an idle handle is used by nobody; taking it removes it under the lock
         let origin: String
         let handle: LibCurl.Handle
         /// Descriptors it holds: its connection (when kept) and libcurl's own wake-up pair.
