@@ -1,6 +1,23 @@
 import Foundation
 import MetaRouterCore
 
+/// When sessions end on their own.
+public struct SessionOptions: Sendable, Hashable {
+    /// Whether sessions start and end on their own (default `true`).
+    public var automatic: Bool
+    /// Seconds without events after which the next event starts a new session (30 min).
+    public var inactivityTimeout: TimeInterval
+    /// Seconds in the background after which the next event starts a new session (30 min).
+    public var backgroundTimeout: TimeInterval
+
+    /// Options; the defaults are 30 minutes for both timeouts.
+    public init(automatic: Bool = true, inactivityTimeout: TimeInterval = 1800, backgroundTimeout: TimeInterval = 1800) {
+        self.automatic = automatic
+        self.inactivityTimeout = inactivityTimeout
+        self.backgroundTimeout = backgroundTimeout
+    }
+}
+
 /// Sessions: every event carries `context.sessionId` (the epoch milliseconds of its session's
 /// start) and a session's first event `context.sessionStart: true` — the shape RudderStack's
 /// SDKs send.
@@ -11,28 +28,13 @@ import MetaRouterCore
 /// ``startSession()`` and ``endSession()`` work either way; without automatic sessions
 /// (servers, where one instance serves many people) events carry a session only between them.
 /// `reset()` ends the session. Sessions live in memory: a new process starts a new one.
-public final class SessionPlugin: EventPlugin, LifecycleAware {
-    /// When sessions end on their own.
-    public struct Options: Sendable, Hashable {
-        /// Whether sessions start and end on their own (default `true`).
-        public var automatic: Bool
-        /// Seconds without events after which the next event starts a new session (30 min).
-        public var inactivityTimeout: TimeInterval
-        /// Seconds in the background after which the next event starts a new session (30 min).
-        public var backgroundTimeout: TimeInterval
-
-        /// Options; the defaults are 30 minutes for both timeouts.
-        public init(automatic: Bool = true, inactivityTimeout: TimeInterval = 1800, backgroundTimeout: TimeInterval = 1800) {
-            self.automatic = automatic
-            self.inactivityTimeout = inactivityTimeout
-            self.backgroundTimeout = backgroundTimeout
-        }
-    }
+package final class SessionPlugin: EventPlugin, LifecycleAware {
+    package typealias Options = SessionOptions
 
     /// After identity and context.
-    public let type = PluginType.enrichment
+    package let type = PluginType.enrichment
     /// The options in force.
-    public let options: Options
+    package let options: Options
     /// The current session's id (epoch milliseconds of its start), if one is running.
     package private(set) var sessionId: Int64?
     private var startPending = false
@@ -41,32 +43,32 @@ public final class SessionPlugin: EventPlugin, LifecycleAware {
     private var clock: (any AnalyticsClock)?
 
     /// A session plugin with `options`.
-    public init(options: Options = Options()) {
+    package init(options: Options = Options()) {
         self.options = options
     }
 
     /// Takes the client's clock.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         clock = analytics.configuration.clock
     }
 
     /// Starts a new session now; the next event carries `sessionStart`.
-    public func startSession() {
+    package func startSession() {
         begin(at: now())
     }
 
     /// Ends the session: with automatic sessions the next event starts a new one; without,
     /// events carry no session until ``startSession()``.
-    public func endSession() {
+    package func endSession() {
         sessionId = nil
         startPending = false
     }
 
     /// A new user gets a new session.
-    public func reset() { endSession() }
+    package func reset() { endSession() }
 
     /// Stamps the session on the event, starting one first when it is due.
-    public func execute(event: consuming Event) -> Event? {
+    package func execute(event: consuming Event) -> Event? {
         let now = now()
         if options.automatic {
             if sessionId == nil { begin(at: now) } else if let lastEventAt, now.timeIntervalSince(lastEventAt) >= options.inactivityTimeout {
@@ -84,19 +86,19 @@ public final class SessionPlugin: EventPlugin, LifecycleAware {
     }
 
     /// Notes when the app left the foreground.
-    public func applicationDidEnterBackground() {
+    package func applicationDidEnterBackground() {
         backgroundedAt = now()
     }
 
     /// Ends the session when the app was away longer than the background timeout.
-    public func applicationDidEnterForeground() {
+    package func applicationDidEnterForeground() {
         defer { backgroundedAt = nil }
         guard options.automatic, let backgroundedAt, now().timeIntervalSince(backgroundedAt) >= options.backgroundTimeout else { return }
         endSession()
     }
 
     /// Nothing to keep.
-    public func applicationWillTerminate() {}
+    package func applicationWillTerminate() {}
 
     private func begin(at date: Date) {
         sessionId = Timestamp.epochMillis(date)

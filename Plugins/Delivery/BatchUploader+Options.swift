@@ -27,6 +27,12 @@ extension BatchUploader {
         /// Send bodies gzip-compressed (`Content-Encoding: gzip`): off by default, as the
         /// ingestion host must accept it. Where the platform has no DEFLATE, bodies go as they are.
         public var gzip = false
+        /// Queued events that start an upload (the public initializer's flush policy).
+        public var flushAt = Defaults.flushAt
+        /// Seconds between timed uploads (the public initializer's flush policy).
+        public var flushIntervalSeconds = TimeInterval(Defaults.flushIntervalSeconds)
+        /// Events the public initializer's in-memory queue holds; past it the oldest go first.
+        public var maxQueueEvents = Defaults.maxQueueEvents
 
         /// Options for `endpoint` with the seed's defaults.
         public init(endpoint: URL) { self.endpoint = endpoint }

@@ -7,7 +7,7 @@ extension BatchUploader {
         /// Events queued, the pending batch included.
         package var queueLength: Int
         /// The breaker's state.
-        package var circuitState: CircuitBreaker.State
+        package var circuitState: CircuitState
         /// Milliseconds until the breaker lets a probe through.
         package var circuitRemainingMs: Int
         /// Whether a request is in flight.

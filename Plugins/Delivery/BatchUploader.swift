@@ -9,14 +9,15 @@ import MetaRouterCore
 /// Everything here runs on the owning client's executor: callbacks from the transport and
 /// timers come back through `AnalyticsClient.performPromptly`, ahead of a backlog of incoming
 /// events, so a flood of calls cannot starve delivery.
-public final class BatchUploader: @unchecked Sendable {  // state is touched only on the client's executor
+public final class BatchUploader {
     private let options: Options
     let store: any EventStore
     private let format: any BatchFormat
     private let transport: any HTTPTransport
     private let policies: [any FlushPolicy]
     private let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
-    private let statsBox = Locked(DeliveryStats())
+    /// The counters behind ``stats``, readable from any thread.
+    package let statsBox = Locked(DeliveryStats())
 
     /// Weak: the client owns this uploader through its timeline; a strong reference back would
     /// keep every client, its URLSession, timers and the event log's lock alive for good.
@@ -44,8 +45,26 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         didSet { analytics?.assertOnExecutor() }
     }
 
-    /// Creates an uploader; it starts when ``start(analytics:)`` is called.
-    public init(
+    /// An uploader with an in-memory queue of ``Options/maxQueueEvents`` events that sends a
+    /// batch every ``Options/flushAt`` events and every ``Options/flushIntervalSeconds``, and
+    /// on ``flush(completion:)``: the delivery machinery (batching, byte caps, retries with
+    /// backoff, the circuit breaker, idempotency keys) for a destination of your own, which
+    /// supplies the format and the transport. It starts when ``start(analytics:)`` is called.
+    public convenience init(
+        options: Options,
+        format: any BatchFormat,
+        transport: any HTTPTransport,
+        onPermanentFailure: (@Sendable (PermanentFailure) -> Void)? = nil
+    ) {
+        self.init(
+            options: options, store: InMemoryEventStore(capacity: options.maxQueueEvents), format: format, transport: transport,
+            policies: [CountFlushPolicy(count: options.flushAt), IntervalFlushPolicy(seconds: options.flushIntervalSeconds)],
+            onPermanentFailure: onPermanentFailure)
+    }
+
+    /// Creates an uploader over `store`, flushing by `policies`; it starts when
+    /// ``start(analytics:)`` is called.
+    package init(
         options: Options,
         store: any EventStore,
         format: any BatchFormat,
@@ -95,9 +114,9 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     }
 
     /// Sends everything queued, one batch after another, starting now unless a request is in
-    /// flight or a retry is waiting. `completion` runs when this attempt has resolved: what was
-    /// queued has been sent (or dropped), or delivery is waiting out a retry delay, or the
-    /// client is disabled.
+    /// flight or a retry is waiting. `completion` runs on the executor when this attempt has
+    /// resolved: what was queued has been sent (or dropped), or delivery is waiting out a retry
+    /// delay, or the client is disabled.
     public func flush(completion: (@Sendable () -> Void)? = nil) {
         analytics?.assertOnExecutor()
         if let completion { waiters.append(completion) }
@@ -115,7 +134,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         guard let analytics, !disabled else { return }
         for policy in policies {
             policy.stop()
-            policy.start(clock: analytics.configuration.clock) { [weak self] in self?.onExecutor { $0.flush() } }
+            policy.start(clock: analytics.configuration.clock) { [uploaderHandle] in uploaderHandle.run { $0.flush() } }
         }
     }
 
@@ -191,8 +210,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         let attempt = attempts
         inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
         armWatchdog(after: watchdog.limit)
-        transport.send(request) { [weak self] outcome in
-            self?.onExecutor { $0.handle(outcome, for: batch, attempt: attempt) }
+        transport.send(request) { [uploaderHandle] outcome in
+            uploaderHandle.run { $0.handle(outcome, for: batch, attempt: attempt) }
         }
     }
 
@@ -297,7 +316,7 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     private func scheduleCommit() {
         guard !commitScheduled, store.hasUncommittedRecords else { return }
         commitScheduled = true
-        onExecutor { uploader in
+        uploaderHandle.run { uploader in
             uploader.commitScheduled = false
             uploader.store.commit()
             uploader.scheduleSync()
@@ -306,8 +325,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
 
     private func scheduleSync() {
         guard syncTimer == nil, let analytics else { return }
-        syncTimer = analytics.configuration.clock.schedule(after: options.syncInterval) { [weak self] in
-            self?.onExecutor { uploader in
+        syncTimer = analytics.configuration.clock.schedule(after: options.syncInterval) { [uploaderHandle] in
+            uploaderHandle.run { uploader in
                 uploader.syncTimer = nil
                 uploader.store.requestSync()
             }
@@ -319,8 +338,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
     /// itself is never cancelled.
     private func armWatchdog(after delay: TimeInterval) {
         guard let analytics else { return }
-        watchdog.arm(after: delay, on: analytics.configuration.clock) { [weak self] in
-            self?.onExecutor { $0.checkWatchdog() }
+        watchdog.arm(after: delay, on: analytics.configuration.clock) { [uploaderHandle] in
+            uploaderHandle.run { $0.checkWatchdog() }
         }
     }
 
@@ -336,8 +355,8 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
 
     private func scheduleRetry(after delay: TimeInterval) {
         guard retryTimer == nil, let analytics else { return resolveWaiters() }
-        retryTimer = analytics.configuration.clock.schedule(after: delay) { [weak self] in
-            self?.onExecutor { uploader in
+        retryTimer = analytics.configuration.clock.schedule(after: delay) { [uploaderHandle] in
+            uploaderHandle.run { uploader in
                 uploader.retryTimer = nil
                 uploader.sendNext()
             }
@@ -374,12 +393,5 @@ public final class BatchUploader: @unchecked Sendable {  // state is touched onl
         let resolved = waiters
         waiters = []
         for waiter in resolved { waiter() }
-    }
-
-    private func onExecutor(_ work: @escaping @Sendable (BatchUploader) -> Void) {
-        analytics?.performPromptly { [weak self] _ in
-            guard let self else { return }
-            work(self)
-        }
     }
 }

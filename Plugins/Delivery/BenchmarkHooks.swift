@@ -17,10 +17,35 @@ import MetaRouterCore
 
     /// Reads `destination`'s delivery counters from any thread, once it has joined a client.
     public static func statsReader(of destination: MetaRouterDestination) -> (@Sendable () -> DeliveryStats)? {
-        guard let uploader = destination.uploader else { return nil }
-        return { uploader.stats }
+        guard let stats = destination.uploader?.statsBox else { return nil }
+        return { stats.current }
     }
 
-    /// Bytes `store` has written to its segments since it opened.
-    public static func bytesWritten(by store: DiskEventStore) -> Int { store.bytesWritten }
+    /// The disk log in `directory` (opened, or recovered when it holds one), or `nil` when it
+    /// cannot be opened.
+    public static func openDiskLog(directory: URL) -> DiskLogProbe? {
+        (try? DiskEventStore(options: DiskLogOptions(directory: directory))).map(DiskLogProbe.init)
+    }
+}
+
+/// The disk log's executor-side operations, for the benchmarks that measure them.
+@_spi(Benchmarks) public struct DiskLogProbe {
+    let store: DiskEventStore
+
+    /// Appends one event's record.
+    public func append(messageId: String, payload: [UInt8]) {
+        _ = store.append(QueuedEvent(messageId: messageId, timestamp: Date(), payload: payload))
+    }
+    /// Writes what was appended since the last commit.
+    public func commit() { store.commit() }
+    /// Takes the next batch of up to `maxCount` events and acknowledges it, as a delivered one is.
+    public func deliverBatch(maxCount: Int) {
+        if let batch = store.nextBatch(maxCount: maxCount, maxBytes: .max) { store.acknowledge(batch) }
+    }
+    /// Commits and `fsync`s.
+    public func sync() { store.sync() }
+    /// Events held.
+    public var count: Int { store.count }
+    /// Bytes written to the segments since the log opened.
+    public var bytesWritten: Int { store.bytesWritten }
 }

@@ -1,5 +1,15 @@
 import Foundation
 
+/// The breaker's state, as `getDebugInfo` reports it.
+public enum CircuitState: String, Sendable {
+    /// Sending normally.
+    case closed
+    /// Cooling down; nothing is sent.
+    case open
+    /// One probe allowed.
+    case halfOpen
+}
+
 /// The circuit breaker around uploads, as the seed's delivery table describes: after
 /// `failureThreshold` consecutive failures it opens for a cooldown (with jitter); after the
 /// cooldown one probe is let through (half-open); the probe's success closes it, its failure
@@ -7,16 +17,8 @@ import Foundation
 ///
 /// Times are readings of a monotonic clock (``AnalyticsClock/uptime()``), so a wall clock set
 /// back or forward neither holds the breaker open nor ends its cooldown early.
-public struct CircuitBreaker: Sendable {
-    /// The breaker's state, as `getDebugInfo` reports it.
-    public enum State: String, Sendable {
-        /// Sending normally.
-        case closed
-        /// Cooling down; nothing is sent.
-        case open
-        /// One probe allowed.
-        case halfOpen
-    }
+package struct CircuitBreaker: Sendable {
+    package typealias State = CircuitState
 
     /// The breaker's tuning.
     package struct Policy: Sendable, Hashable {

@@ -22,14 +22,14 @@ public struct QueuedEvent: Sendable, Hashable {
 /// A batch taken from the head of a store. It stays at the head — counted, never evicted —
 /// until it is acknowledged or released, so a retry re-sends the same events under the same
 /// `idempotencyKey`.
-public struct PendingBatch: Sendable, Hashable {
+package struct PendingBatch: Sendable, Hashable {
     /// One key per batch, reused on every retry of it.
-    public var idempotencyKey: String
+    package var idempotencyKey: String
     /// The events, oldest first.
-    public var events: [QueuedEvent]
+    package var events: [QueuedEvent]
 
     /// Creates a batch.
-    public init(idempotencyKey: String = UUID().uuidString.lowercased(), events: [QueuedEvent]) {
+    package init(idempotencyKey: String = UUID().uuidString.lowercased(), events: [QueuedEvent]) {
         self.idempotencyKey = idempotencyKey
         self.events = events
     }
@@ -39,7 +39,7 @@ public struct PendingBatch: Sendable, Hashable {
 /// durable disk log slots in behind the same protocol.
 ///
 /// Stores are confined to their destination's executor; they need no locks.
-public protocol EventStore: AnyObject {
+package protocol EventStore: AnyObject {
     /// Events held, the pending batch included.
     var count: Int { get }
     /// Appends an event at the tail. When the store is full, the oldest event that is not in
@@ -73,13 +73,13 @@ public protocol EventStore: AnyObject {
 
 extension EventStore {
     /// A store in memory has nothing to commit.
-    public var hasUncommittedRecords: Bool { false }
+    package var hasUncommittedRecords: Bool { false }
     /// Nothing to write.
-    public func commit() {}
+    package func commit() {}
     /// Nothing to write.
-    public func sync() {}
+    package func sync() {}
     /// A store without a background path syncs in place.
-    public func requestSync() { sync() }
+    package func requestSync() { sync() }
     /// Nothing to release.
-    public func close() {}
+    package func close() {}
 }

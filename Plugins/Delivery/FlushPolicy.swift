@@ -3,7 +3,7 @@ import MetaRouterCore
 
 /// Decides when queued events are flushed, besides explicit `flush()` calls (which always
 /// flush). Policies run on the destination's executor.
-public protocol FlushPolicy: AnyObject {
+package protocol FlushPolicy: AnyObject {
     /// Starts the policy; `flush` asks the destination to flush (from any thread).
     func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void)
     /// Whether `queued` events warrant a flush now.
@@ -14,26 +14,26 @@ public protocol FlushPolicy: AnyObject {
 
 extension FlushPolicy {
     /// Starts nothing.
-    public func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {}
+    package func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {}
     /// Never by count.
-    public func shouldFlush(queued: Int) -> Bool { false }
+    package func shouldFlush(queued: Int) -> Bool { false }
     /// Stops nothing.
-    public func stop() {}
+    package func stop() {}
 }
 
 /// Flushes once `count` events are queued.
-public final class CountFlushPolicy: FlushPolicy {
+package final class CountFlushPolicy: FlushPolicy {
     private let threshold: Int
 
     /// Flushes at `count` queued events (at least 1).
-    public init(count: Int = Defaults.flushAt) { threshold = max(1, count) }
+    package init(count: Int = Defaults.flushAt) { threshold = max(1, count) }
 
     /// `queued >= count`.
-    public func shouldFlush(queued: Int) -> Bool { queued >= threshold }
+    package func shouldFlush(queued: Int) -> Bool { queued >= threshold }
 }
 
 /// Flushes every `seconds`, on the injected clock (no run loop needed).
-public final class IntervalFlushPolicy: FlushPolicy, Sendable {
+package final class IntervalFlushPolicy: FlushPolicy, Sendable {
     private struct Timer {
         var work: (any ScheduledWork)?
         var running = false
@@ -43,10 +43,10 @@ public final class IntervalFlushPolicy: FlushPolicy, Sendable {
     private let timer = Locked(Timer())
 
     /// Flushes every `seconds` (at least 0.01).
-    public init(seconds: TimeInterval = TimeInterval(Defaults.flushIntervalSeconds)) { interval = max(0.01, seconds) }
+    package init(seconds: TimeInterval = TimeInterval(Defaults.flushIntervalSeconds)) { interval = max(0.01, seconds) }
 
     /// Arms a repeating timer.
-    public func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {
+    package func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {
         timer.withLock { $0.running = true }
         arm(clock: clock, flush: flush)
     }
@@ -64,7 +64,7 @@ public final class IntervalFlushPolicy: FlushPolicy, Sendable {
     }
 
     /// Cancels the timer.
-    public func stop() {
+    package func stop() {
         timer.withLock { state in
             state.running = false
             state.work?.cancel()

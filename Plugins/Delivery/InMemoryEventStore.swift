@@ -9,7 +9,7 @@ import MetaRouterCore
 /// messageId is not stored twice: the entry points at its bytes inside the payload (a format
 /// that does not write it gets it stored after the payload). Events are rebuilt as
 /// ``QueuedEvent`` values only when a batch is taken, evicted or removed.
-public final class InMemoryEventStore: EventStore {
+package final class InMemoryEventStore: EventStore {
     /// Where one event's bytes are. Offsets are within the event's chunk; the messageId's start
     /// is relative to the payload's.
     private struct Entry {
@@ -36,16 +36,16 @@ public final class InMemoryEventStore: EventStore {
     private let capacity: Int
 
     /// A store holding at most `capacity` events (at least 1).
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// Events held, the pending batch included.
-    public var count: Int { entries.count - head + (pending?.range.count ?? 0) }
+    package var count: Int { entries.count - head + (pending?.range.count ?? 0) }
 
     /// Appends; evicts the oldest non-pending event when full. An event whose bytes could not
     /// be indexed (4 GB or more) is refused, as when every held event is pending.
-    public func append(_ event: QueuedEvent) -> [QueuedEvent] {
+    package func append(_ event: QueuedEvent) -> [QueuedEvent] {
         let id = Array(event.messageId.utf8)
         let idInPayload = Self.position(of: id, in: event.payload)
         let needed = event.payload.count + (idInPayload == nil ? id.count : 0)
@@ -74,7 +74,7 @@ public final class InMemoryEventStore: EventStore {
     }
 
     /// The pending batch, or a new one from the head.
-    public func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
+    package func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
         if let pending { return pending.batch }
         guard head < entries.count else { return nil }
         let start = head
@@ -93,14 +93,14 @@ public final class InMemoryEventStore: EventStore {
     }
 
     /// Drops the pending batch.
-    public func acknowledge(_ batch: PendingBatch) {
+    package func acknowledge(_ batch: PendingBatch) {
         guard pending?.batch.idempotencyKey == batch.idempotencyKey else { return }
         pending = nil
         releaseUnused()
     }
 
     /// Puts the pending batch's events back at the head.
-    public func release(_ batch: PendingBatch) {
+    package func release(_ batch: PendingBatch) {
         guard let (held, range) = pending, held.idempotencyKey == batch.idempotencyKey else { return }
         pending = nil
         if range.upperBound != head {
@@ -112,7 +112,7 @@ public final class InMemoryEventStore: EventStore {
     }
 
     /// Empties the store.
-    public func removeAll() -> [QueuedEvent] {
+    package func removeAll() -> [QueuedEvent] {
         let removed = (pending?.batch.events ?? []) + entries[head...].map(queuedEvent)
         firstChunk += chunks.count
         chunks = []

@@ -9,18 +9,13 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     public struct Options: Sendable {
         /// The ingestion host, e.g. `https://ingest.example.com` (a path prefix is kept).
         public var ingestionHost: URL
-        /// Flush every this many seconds.
-        public var flushIntervalSeconds = TimeInterval(Defaults.flushIntervalSeconds)
-        /// Flush once this many events are queued.
-        public var flushAt = Defaults.flushAt
-        /// Queue capacity when the disk log is off (or cannot be opened); the oldest are dropped
-        /// beyond it. With the disk log on, its own caps apply instead.
-        public var maxQueueEvents = Defaults.maxQueueEvents
         /// The durable disk log, or `nil` to keep the queue in memory only.
-        public var disk: DiskEventStore.Options?
+        public var disk: DiskLogOptions?
         /// The transport; `HTTPTransports.standard` (libcurl on Linux, URLSession elsewhere) unless given.
         public var transport: (any HTTPTransport)?
-        /// Batching, timeouts, breaker.
+        /// Batching, flushing, timeouts, and the queue's capacity when the disk log is off (or
+        /// cannot be opened): ``BatchUploader/Options/maxQueueEvents``, the oldest dropped beyond
+        /// it. With the disk log on, its own caps apply instead.
         public var upload: BatchUploader.Options
         /// Called with events dropped for good and the reason.
         public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
@@ -65,7 +60,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     /// Builds the uploader with the client's write key, clock and logger, and starts timers.
     public func configure(analytics: AnalyticsClient) {
         let policies: [any FlushPolicy] = [
-            CountFlushPolicy(count: options.flushAt), IntervalFlushPolicy(seconds: options.flushIntervalSeconds),
+            CountFlushPolicy(count: options.upload.flushAt), IntervalFlushPolicy(seconds: options.upload.flushIntervalSeconds),
         ]
         let uploader = BatchUploader(
             options: options.upload,
@@ -80,10 +75,10 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     }
 
     private func makeStore(_ analytics: AnalyticsClient) -> any EventStore {
-        let memoryLimit = QueueLimit(storage: .memory, maxEvents: options.maxQueueEvents)
+        let memoryLimit = QueueLimit(storage: .memory, maxEvents: options.upload.maxQueueEvents)
         guard let disk = options.disk else {
             queueLimit = memoryLimit
-            return InMemoryEventStore(capacity: options.maxQueueEvents)
+            return InMemoryEventStore(capacity: options.upload.maxQueueEvents)
         }
         do {
             let store = try DiskEventStore(options: disk, clock: analytics.configuration.clock, logger: analytics.logger)
@@ -102,7 +97,7 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
             storageError = "\(error)"
             analytics.logger.error("sdk.event_log_unavailable: event log unavailable (\(error)); events are kept in memory only")
             queueLimit = memoryLimit
-            return InMemoryEventStore(capacity: options.maxQueueEvents)
+            return InMemoryEventStore(capacity: options.upload.maxQueueEvents)
         }
     }
 
@@ -152,9 +147,11 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     /// queued events that are not on disk.
     package func shutdown(reportingUndurable completion: @escaping @Sendable (Int) -> Void) {
         guard let uploader else { return completion(0) }
-        uploader.flush { [uploader] in
-            uploader.close()
-            completion(uploader.undurableEvents)
+        // The flush's completion runs on the executor, where the uploader may be used.
+        let bound = ExecutorBound(uploader)
+        uploader.flush {
+            bound.value.close()
+            completion(bound.value.undurableEvents)
         }
     }
 }

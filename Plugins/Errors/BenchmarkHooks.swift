@@ -1,11 +1,15 @@
+import Foundation
 import MetaRouterCore
 
 /// What the benchmark package measures below the public API. SPI, not public API: only a
 /// client that imports this module with `@_spi(Benchmarks)` sees it.
 @_spi(Benchmarks) public enum ErrorsBenchmarkHooks {
-    /// Makes `breadcrumbs` copy each breadcrumb into `crashes`' crash-safe slots, as the
-    /// facade does when crash capture is on.
-    public static func connect(_ breadcrumbs: BreadcrumbsPlugin, to crashes: CrashReportPlugin) {
-        breadcrumbs.crashSlots = crashes.slots
+    /// A breadcrumbs plugin keeping `capacity` breadcrumbs and the function that adds one to
+    /// it; with `crashDirectory`, each breadcrumb is also copied into the crash-safe slots of a
+    /// crash plugin there, as the facade does when crash capture is on.
+    public static func breadcrumbs(capacity: Int, crashDirectory: URL?) -> (plugin: any EventPlugin, add: (Breadcrumb) -> Void) {
+        let plugin = BreadcrumbsPlugin(capacity: capacity)
+        if let crashDirectory { plugin.crashSlots = CrashReportPlugin(directory: crashDirectory).slots }
+        return (plugin, { plugin.add($0) })
     }
 }

@@ -6,9 +6,9 @@ import MetaRouterCore
 /// (`addBreadcrumb(_:)`). `reset()` and `forget()` clear it. An enrichment plugin: it runs
 /// after consent, scrubbing and the tracking plan, so a dropped call leaves no breadcrumb and
 /// a scrubbed one leaves a scrubbed name.
-public final class BreadcrumbsPlugin: EventPlugin {
+package final class BreadcrumbsPlugin: EventPlugin {
     /// Among the enrichment plugins.
-    public let type = PluginType.enrichment
+    package let type = PluginType.enrichment
     /// Breadcrumbs kept at most (at least 1).
     package let capacity: Int
     // The plugin runs on its client's executor, so the runtime's check of each access to these
@@ -23,13 +23,13 @@ public final class BreadcrumbsPlugin: EventPlugin {
     }
 
     /// A ring of `capacity` breadcrumbs (50 by default).
-    public init(capacity: Int = 50) {
+    package init(capacity: Int = 50) {
         self.capacity = max(1, capacity)
         ring.reserveCapacity(self.capacity)
     }
 
     /// Adds a breadcrumb, dropping the oldest when full.
-    public func add(_ breadcrumb: Breadcrumb) {
+    package func add(_ breadcrumb: Breadcrumb) {
         if ring.count < capacity {
             ring.append(breadcrumb)
         } else {
@@ -40,7 +40,7 @@ public final class BreadcrumbsPlugin: EventPlugin {
     }
 
     /// The breadcrumbs, oldest first.
-    public var breadcrumbs: [Breadcrumb] {
+    package var breadcrumbs: [Breadcrumb] {
         ring.count < capacity ? ring : Array(ring[next...] + ring[..<next])
     }
 
@@ -56,10 +56,10 @@ public final class BreadcrumbsPlugin: EventPlugin {
     }
 
     /// A logout clears the trail.
-    public func reset() { clear() }
+    package func reset() { clear() }
 
     /// Every track leaves a breadcrumb.
-    public func track(event: Event) -> Event? {
+    package func track(event: Event) -> Event? {
         add(Breadcrumb(category: "track", message: event.event ?? "", timestamp: event.timestamp))
         return event
     }

@@ -26,6 +26,23 @@ package struct CapturedError: Sendable, Hashable {
     }
 }
 
+/// The limits and the app's hook.
+public struct ErrorCaptureOptions: Sendable {
+    /// Error events sent per minute at most (default 30).
+    public var maxEventsPerMinute = 30
+    /// Seconds during which a fingerprint already sent is counted, not sent again (60).
+    public var repeatWindow: TimeInterval = 60
+    /// Changes or drops (`nil`) an error event before it is queued.
+    public var beforeSendError: (@Sendable (Event) -> Event?)?
+
+    /// The defaults.
+    public init(maxEventsPerMinute: Int = 30, repeatWindow: TimeInterval = 60, beforeSendError: (@Sendable (Event) -> Event?)? = nil) {
+        self.maxEventsPerMinute = maxEventsPerMinute
+        self.repeatWindow = repeatWindow
+        self.beforeSendError = beforeSendError
+    }
+}
+
 /// Turns a caught error into an `Error Captured` track event — its type, message (and
 /// `domain` / `code` for an `NSError`), whether it was handled, a fingerprint, the stack frames
 /// and the breadcrumbs — and decides whether it is sent: the errors consent channel (read from
@@ -36,29 +53,14 @@ package struct CapturedError: Sendable, Hashable {
 ///
 /// The SDK never captures its own failures (an upload that failed is delivery's business):
 /// only the app's calls make error events, so there is no feedback loop.
-public final class ErrorCapturePlugin: Plugin {
-    /// The limits and the app's hook.
-    public struct Options: Sendable {
-        /// Error events sent per minute at most (default 30).
-        public var maxEventsPerMinute = 30
-        /// Seconds during which a fingerprint already sent is counted, not sent again (60).
-        public var repeatWindow: TimeInterval = 60
-        /// Changes or drops (`nil`) an error event before it is queued.
-        public var beforeSendError: (@Sendable (Event) -> Event?)?
-
-        /// The defaults.
-        public init(maxEventsPerMinute: Int = 30, repeatWindow: TimeInterval = 60, beforeSendError: (@Sendable (Event) -> Event?)? = nil) {
-            self.maxEventsPerMinute = maxEventsPerMinute
-            self.repeatWindow = repeatWindow
-            self.beforeSendError = beforeSendError
-        }
-    }
+package final class ErrorCapturePlugin: Plugin {
+    package typealias Options = ErrorCaptureOptions
 
     /// The event name of a handled error.
-    public static let eventName = "Error Captured"
+    package static let eventName = "Error Captured"
 
     /// Sees no events.
-    public let type = PluginType.utility
+    package let type = PluginType.utility
     /// The options.
     package let options: Options
     /// Error events not sent because of the per-minute limit or as repeats.
@@ -67,7 +69,7 @@ public final class ErrorCapturePlugin: Plugin {
     private var lastSent: [String: (at: Date, repeats: Int)] = [:]
 
     /// A plugin with `options`.
-    public init(options: Options = Options()) {
+    package init(options: Options = Options()) {
         self.options = options
     }
 
@@ -133,7 +135,7 @@ public final class ErrorCapturePlugin: Plugin {
     package static let crashEventName = "Application Crashed"
 
     /// A logout forgets the repeat counts.
-    public func reset() {
+    package func reset() {
         lastSent = [:]
     }
 }

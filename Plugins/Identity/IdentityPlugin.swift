@@ -19,7 +19,7 @@ public final class IdentityPlugin: EventPlugin {
     /// ahead of it, so an event they drop never changes the stored identity.
     public let type = PluginType.enrichment
     /// Whose identity events carry.
-    public let mode: IdentityMode
+    package let mode: IdentityMode
     /// Events rejected in ``IdentityMode/perCall`` because they carried neither a `userId`
     /// nor an `anonymousId`.
     package private(set) var rejectedWithoutIdentity = 0
@@ -29,9 +29,9 @@ public final class IdentityPlugin: EventPlugin {
     /// The current user, if identified.
     public private(set) var userId: String?
     /// The current group, if grouped.
-    public private(set) var groupId: String?
+    package private(set) var groupId: String?
     /// The merged traits of identify calls.
-    public private(set) var traits: [String: JSON] = [:]
+    package private(set) var traits: [String: JSON] = [:]
 
     private var store: (any KeyValueStore)?
     private var logger: AnalyticsLogger?

@@ -7,14 +7,14 @@ import MetaRouterCore
 ///
 /// The version and build are persisted under `metarouter:lifecycle:version` and `:build`;
 /// `reset()` leaves them alone.
-public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is touched only on the client's executor
+package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is touched only on the client's executor
     /// Storage key of the recorded version.
     package static let versionKey = "metarouter:lifecycle:version"
     /// Storage key of the recorded build.
     package static let buildKey = "metarouter:lifecycle:build"
 
     /// Sees no events.
-    public let type = PluginType.utility
+    package let type = PluginType.utility
 
     private let source: any LifecycleSource
     private let hadIdentity: () -> Bool
@@ -29,7 +29,7 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
     /// asked once, on the executor, when the plugin joins — so add the plugin ahead of the
     /// identity plugin, which creates an identity on first use. `terminationDeadline` bounds
     /// the final delivery when a signal ends a server process.
-    public init(
+    package init(
         source: any LifecycleSource, release: LifecycleStateMachine.Release, hadIdentity: @escaping () -> Bool,
         terminationDeadline: TimeInterval = 5
     ) {
@@ -41,7 +41,7 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
     }
 
     /// Starts listening; transitions come back to the executor in order.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         ranBefore = hadIdentity()
         source.start { [weak self, weak analytics] transition in
@@ -63,7 +63,7 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
     }
 
     /// Keeps one URL (last wins) for the next `Application Opened`.
-    public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
+    package func recordOpenedURL(_ url: URL, sourceApplication: String?) {
         #if DEBUG
         analytics?.assertOnExecutor()
         #endif
@@ -71,7 +71,7 @@ public final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is t
     }
 
     /// Stops listening.
-    public func shutdown() { source.stop() }
+    package func shutdown() { source.stop() }
 
     /// Runs on the executor: the events go through the timeline right here, so they keep their
     /// place among the calls made around the transition.

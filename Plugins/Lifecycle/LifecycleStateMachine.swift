@@ -2,7 +2,7 @@ import MetaRouterCore
 
 /// Turns lifecycle transitions into `Application …` events and delivery actions, exactly as the
 /// seed's lifecycle table says. Pure logic: no storage, no platform; every scenario is tested.
-public struct LifecycleStateMachine: Sendable {
+package struct LifecycleStateMachine: Sendable {
     /// What a transition asks for.
     package enum Output: Sendable, Hashable {
         /// Track an event.
@@ -16,14 +16,14 @@ public struct LifecycleStateMachine: Sendable {
     }
 
     /// The version and build a launch records.
-    public struct Release: Sendable, Hashable {
+    package struct Release: Sendable, Hashable {
         /// Marketing version.
-        public var version: String
+        package var version: String
         /// Build number.
-        public var build: String
+        package var build: String
 
         /// A release.
-        public init(version: String, build: String) {
+        package init(version: String, build: String) {
             self.version = version
             self.build = build
         }

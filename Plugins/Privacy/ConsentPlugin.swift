@@ -11,11 +11,11 @@ import MetaRouterCore
 /// names the write key's storage namespace), so it holds across launches; ``forget()``
 /// removes it. `reset()` (a logout) keeps it: consent belongs to the device's user, and the
 /// next user is asked by the app.
-public final class ConsentPlugin: Plugin {
+package final class ConsentPlugin: Plugin {
     /// First: ahead of PII scrubbing, identity and every destination.
-    public let type = PluginType.before
+    package let type = PluginType.before
     /// The consent in force.
-    public private(set) var state: ConsentState
+    package private(set) var state: ConsentState
     /// Events dropped because analytics consent was withdrawn.
     package private(set) var droppedEvents = 0
     private let initial: ConsentState
@@ -26,7 +26,7 @@ public final class ConsentPlugin: Plugin {
     private weak var analytics: AnalyticsClient?
 
     /// A gate starting from `initial` unless a stored state exists for the client.
-    public init(initial: ConsentState = .granted) {
+    package init(initial: ConsentState = .granted) {
         self.initial = initial
         state = initial
     }
@@ -37,7 +37,7 @@ public final class ConsentPlugin: Plugin {
     }
 
     /// Loads the persisted state, if any.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         logger = analytics.logger
         store = analytics.configuration.storage
@@ -56,7 +56,7 @@ public final class ConsentPlugin: Plugin {
 
     /// Drops the event without consent in its channel (errors for error reports, analytics for
     /// everything else); stamps the category preferences.
-    public func execute(event: consuming Event) -> Event? {
+    package func execute(event: consuming Event) -> Event? {
         // Both channels granted (the common case): no need to know which one the event is in.
         if !(state.analytics && state.errors) {
             let isErrorReport = event.type == .track && Self.errorEventNames.contains(event.event ?? "")
@@ -71,7 +71,7 @@ public final class ConsentPlugin: Plugin {
     }
 
     /// Makes `newState` the consent in force and persists it; logs the change once.
-    public func set(_ newState: ConsentState) {
+    package func set(_ newState: ConsentState) {
         #if DEBUG
         analytics?.assertOnExecutor()
         #endif

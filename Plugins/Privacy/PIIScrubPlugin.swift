@@ -10,12 +10,12 @@ import MetaRouterCore
 /// scrubbing is asked for (`InitOptions.scrubPII`, `setScrubPII(_:)`) or in debug mode, so
 /// the default wire output stays the MetaRouter SDK's. Whether on or off, with debug logging on it names, once per
 /// key, property keys that look sensitive (email, password, token, secret, card, phone).
-public final class PIIScrubPlugin: EventPlugin {
+package final class PIIScrubPlugin: EventPlugin {
     /// Runs first.
-    public let type = PluginType.before
+    package let type = PluginType.before
     /// Whether events are scrubbed. Change it on the executor (`setScrubPII(_:)` does), so it
     /// takes effect in call order.
-    public var isEnabled: Bool
+    package var isEnabled: Bool
     let scrubber: PIIScrubber
     private let scrubsTraits: Bool
     private let scrubsNamesAndIds: Bool
@@ -29,7 +29,7 @@ public final class PIIScrubPlugin: EventPlugin {
     static let maximumNamedKeys = 256
 
     /// A plugin scrubbing with `options`, on from the start when `enabled`.
-    public init(enabled: Bool = true, options: PIIScrubbingOptions = PIIScrubbingOptions()) {
+    package init(enabled: Bool = true, options: PIIScrubbingOptions = PIIScrubbingOptions()) {
         isEnabled = enabled
         scrubber = PIIScrubber(options: options)
         scrubsTraits = options.scrubsTraits
@@ -40,7 +40,7 @@ public final class PIIScrubPlugin: EventPlugin {
     package private(set) var scrubbedCount = 0
 
     /// Reports patterns that do not compile.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         for pattern in scrubber.invalidPatterns {
             analytics.logger.error("sdk.pii_pattern_invalid: \"\(pattern)\" is not a valid regular expression; it is ignored")
@@ -49,7 +49,7 @@ public final class PIIScrubPlugin: EventPlugin {
 
     /// Scrubs names and ids first when ``PIIScrubbingOptions/scrubsNamesAndIds`` is set, then
     /// what the event's type calls for.
-    public func execute(event: consuming Event) -> Event? {
+    package func execute(event: consuming Event) -> Event? {
         let named = isEnabled && scrubsNamesAndIds ? namesAndIds(of: event) : event
         switch named.type {
         case .track: return track(event: named)
@@ -62,15 +62,15 @@ public final class PIIScrubPlugin: EventPlugin {
     }
 
     /// Scrubs the properties.
-    public func track(event: Event) -> Event? { properties(of: event) }
+    package func track(event: Event) -> Event? { properties(of: event) }
     /// Scrubs the properties.
-    public func screen(event: Event) -> Event? { properties(of: event) }
+    package func screen(event: Event) -> Event? { properties(of: event) }
     /// Scrubs the properties.
-    public func page(event: Event) -> Event? { properties(of: event) }
+    package func page(event: Event) -> Event? { properties(of: event) }
     /// Scrubs the traits when asked to.
-    public func identify(event: Event) -> Event? { scrubsTraits ? scrub(event, \.traits) : event }
+    package func identify(event: Event) -> Event? { scrubsTraits ? scrub(event, \.traits) : event }
     /// Scrubs the traits when asked to.
-    public func group(event: Event) -> Event? { scrubsTraits ? scrub(event, \.traits) : event }
+    package func group(event: Event) -> Event? { scrubsTraits ? scrub(event, \.traits) : event }
 
     private func namesAndIds(of event: Event) -> Event {
         let fields: [WritableKeyPath<Event, String?>] = [\.event, \.name, \.userId, \.groupId, \.previousId, \.anonymousId]

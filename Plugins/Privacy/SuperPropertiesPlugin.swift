@@ -8,16 +8,16 @@ import MetaRouterCore
 ///
 /// A `before` plugin, after the consent gate and ahead of PII scrubbing, so what it adds is
 /// scrubbed like the call's own properties.
-public final class SuperPropertiesPlugin: EventPlugin {
+package final class SuperPropertiesPlugin: EventPlugin {
     /// After the consent gate, before scrubbing.
-    public let type = PluginType.before
+    package let type = PluginType.before
     /// The registered properties.
-    public private(set) var properties: [String: JSON] = [:]
+    package private(set) var properties: [String: JSON] = [:]
     private var store: (any KeyValueStore)?
     private var storageKey = ""
 
     /// A plugin that loads the stored properties when it joins a client.
-    public init() {}
+    package init() {}
 
     /// Only for the debug-build check that mutators run on the executor.
     private weak var analytics: AnalyticsClient?
@@ -28,7 +28,7 @@ public final class SuperPropertiesPlugin: EventPlugin {
     }
 
     /// Loads the stored properties.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         store = analytics.configuration.storage
         storageKey = Self.storageKey(forWriteKey: analytics.configuration.writeKey)
@@ -41,7 +41,7 @@ public final class SuperPropertiesPlugin: EventPlugin {
     }
 
     /// Sets `key` to `value`, replacing what was registered under it.
-    public func register(_ key: String, _ value: JSON) {
+    package func register(_ key: String, _ value: JSON) {
         #if DEBUG
         analytics?.assertOnExecutor()
         #endif
@@ -49,7 +49,7 @@ public final class SuperPropertiesPlugin: EventPlugin {
     }
 
     /// Sets `key` to `value` unless something is registered under it already.
-    public func registerOnce(_ key: String, _ value: JSON) {
+    package func registerOnce(_ key: String, _ value: JSON) {
         #if DEBUG
         analytics?.assertOnExecutor()
         #endif
@@ -70,7 +70,7 @@ public final class SuperPropertiesPlugin: EventPlugin {
     }
 
     /// Removes `key`.
-    public func unregister(_ key: String) {
+    package func unregister(_ key: String) {
         #if DEBUG
         analytics?.assertOnExecutor()
         #endif
@@ -88,14 +88,14 @@ public final class SuperPropertiesPlugin: EventPlugin {
     }
 
     /// A logout forgets them.
-    public func reset() { clear() }
+    package func reset() { clear() }
 
     /// Adds the registered properties.
-    public func track(event: consuming Event) -> Event? { merged(event) }
+    package func track(event: consuming Event) -> Event? { merged(event) }
     /// Adds the registered properties.
-    public func screen(event: consuming Event) -> Event? { merged(event) }
+    package func screen(event: consuming Event) -> Event? { merged(event) }
     /// Adds the registered properties.
-    public func page(event: consuming Event) -> Event? { merged(event) }
+    package func page(event: consuming Event) -> Event? { merged(event) }
 
     private func merged(_ event: consuming Event) -> Event? {
         guard !properties.isEmpty else { return event }

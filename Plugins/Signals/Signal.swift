@@ -35,7 +35,7 @@ public enum SignalContent: Sendable, Hashable {
     case userDefined([String: JSON])
 
     /// The signal's type.
-    public var type: SignalType {
+    package var type: SignalType {
         switch self {
         case .navigation: return .navigation
         case .interaction: return .interaction
@@ -46,7 +46,7 @@ public enum SignalContent: Sendable, Hashable {
     }
 
     /// The signal's `data` object.
-    public var data: [String: JSON] {
+    package var data: [String: JSON] {
         switch self {
         case .navigation(let action, let screen):
             return ["action": .string(action.rawValue), "screen": .string(screen)]

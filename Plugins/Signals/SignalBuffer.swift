@@ -23,10 +23,10 @@ public final class SignalBuffer {
     }
 
     /// Signals kept now.
-    public var count: Int { ring.count }
+    package var count: Int { ring.count }
 
     /// The signals, oldest first.
-    public var signals: [Signal] {
+    package var signals: [Signal] {
         ring.count < capacity ? ring : Array(ring[next...] + ring[..<next])
     }
 

@@ -1,6 +1,31 @@
 import Foundation
 import MetaRouterCore
 
+/// The seed's configuration.
+public struct SignalsConfiguration: Sendable {
+    /// Signals kept in memory (1000).
+    public var maximumBufferSize = 1000
+    /// Signals collected before the broadcasters' `relay` (20).
+    public var relayCount = 20
+    /// Seconds after which collected signals are relayed anyway (60).
+    public var relayInterval: TimeInterval = 60
+    /// Who hears of signals.
+    public var broadcasters: [any SignalBroadcaster] = []
+    /// Turn the instance's own events into `instrumentation` signals (off).
+    public var instrumentation = false
+    /// Event generators, run in order for each signal.
+    public var generators: [SignalGenerator] = []
+    /// Network signals from sessions using ``NetworkSignalsProtocol`` (off when `nil`).
+    public var network: NetworkSignals.Options?
+
+    /// The defaults, with `generators` and `broadcasters`.
+    public init(generators: [SignalGenerator] = [], broadcasters: [any SignalBroadcaster] = [], instrumentation: Bool = false) {
+        self.generators = generators
+        self.broadcasters = broadcasters
+        self.instrumentation = instrumentation
+    }
+}
+
 /// Signals: a buffer of small breadcrumbs of app activity that event generators turn into
 /// analytics events (the Analytics Live seed's second part, native and on every platform).
 ///
@@ -11,34 +36,11 @@ import MetaRouterCore
 /// ``Configuration/instrumentation`` on, each event the instance sends becomes an
 /// `instrumentation` signal too (`{type, rawEvent}`); signals made by generated events are kept
 /// and broadcast but run no generator, so a generator cannot feed itself. An `after` plugin; `reset()` and `forget()` clear the buffer.
-public final class SignalsPlugin: Plugin {
-    /// The seed's configuration.
-    public struct Configuration: Sendable {
-        /// Signals kept in memory (1000).
-        public var maximumBufferSize = 1000
-        /// Signals collected before the broadcasters' `relay` (20).
-        public var relayCount = 20
-        /// Seconds after which collected signals are relayed anyway (60).
-        public var relayInterval: TimeInterval = 60
-        /// Who hears of signals.
-        public var broadcasters: [any SignalBroadcaster] = []
-        /// Turn the instance's own events into `instrumentation` signals (off).
-        public var instrumentation = false
-        /// Event generators, run in order for each signal.
-        public var generators: [SignalGenerator] = []
-        /// Network signals from sessions using ``NetworkSignalsProtocol`` (off when `nil`).
-        public var network: NetworkSignals.Options?
-
-        /// The defaults, with `generators` and `broadcasters`.
-        public init(generators: [SignalGenerator] = [], broadcasters: [any SignalBroadcaster] = [], instrumentation: Bool = false) {
-            self.generators = generators
-            self.broadcasters = broadcasters
-            self.instrumentation = instrumentation
-        }
-    }
+package final class SignalsPlugin: Plugin {
+    package typealias Configuration = SignalsConfiguration
 
     /// Sees every event after the destinations (for instrumentation).
-    public let type = PluginType.after
+    package let type = PluginType.after
     /// The configuration.
     package let configuration: Configuration
     /// The ring.
@@ -57,14 +59,14 @@ public final class SignalsPlugin: Plugin {
     private static let maximumTracked = 10_000
 
     /// Signals with `configuration`; `anonymousId` reads the instance's current one.
-    public init(configuration: Configuration = Configuration(), anonymousId: @escaping @Sendable (Timeline) -> String? = { _ in nil }) {
+    package init(configuration: Configuration = Configuration(), anonymousId: @escaping @Sendable (Timeline) -> String? = { _ in nil }) {
         self.configuration = configuration
         self.anonymousId = anonymousId
         buffer = SignalBuffer(capacity: configuration.maximumBufferSize)
     }
 
     /// Keeps the client generated events go to.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
     }
 
@@ -85,7 +87,7 @@ public final class SignalsPlugin: Plugin {
     package private(set) var droppedWithoutConsent = 0
 
     /// Each event that reaches the end of the timeline becomes an instrumentation signal.
-    public func execute(event: Event) -> Event? {
+    package func execute(event: Event) -> Event? {
         let fromGenerator = !generated.isEmpty && generated.remove(event.messageId) != nil
         if configuration.instrumentation {
             if let id = event.anonymousId { lastAnonymousId = id }
@@ -97,16 +99,16 @@ public final class SignalsPlugin: Plugin {
     }
 
     /// A logout empties the buffer (and what waits to be relayed).
-    public func reset() {
+    package func reset() {
         buffer.clear()
         unrelayed = []
     }
 
     /// Relays what is collected.
-    public func flush() { relay() }
+    package func flush() { relay() }
 
     /// Stops the relay timer after relaying what is collected.
-    public func shutdown() {
+    package func shutdown() {
         relay()
         relayTimer?.cancel()
         relayTimer = nil

@@ -2,11 +2,11 @@ import Foundation
 import MetaRouterCore
 
 /// Why an action could not be applied to an event.
-public struct RuleRuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct RuleRuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
-    public let message: String
+    package let message: String
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Reads and writes event fields by path, without converting the whole event to JSON: the

@@ -146,7 +146,7 @@ struct ExpressionParser {
                 switch word {
                 case "true": return .literal(true)
                 case "false": return .literal(false)
-                case "null": return .literal(nil)
+                case "null": return .literal(.null)
                 case "and", "or", "in": throw RuleParseError(line: token.line, column: token.column, message: "expected a value, found \"\(word)\"")
                 default: break
                 }

@@ -5,7 +5,7 @@ import MetaRouterCore
 /// destination's sub-timeline (give `destinationKey`, so rules limited to that destination
 /// apply). The rule set can be replaced at run time: the swap happens on the executor, between
 /// two events, so no event ever sees half a rule set.
-public final class TransformPlugin: Plugin, @unchecked Sendable {  // `ruleSet` is read and replaced only on the executor
+public final class TransformPlugin: Plugin {
     /// The stage it runs in.
     public let type: PluginType
     /// The destination it serves, when it sits in one's sub-timeline.

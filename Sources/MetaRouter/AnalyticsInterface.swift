@@ -66,6 +66,17 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func recordOpenedURL(_ url: URL, sourceApplication: String?)
     /// Delivers or persists what is queued, then stops; later calls are dropped.
     func shutdown() async
+    /// Delivers or persists what is queued within `timeout` seconds, then stops. Returns
+    /// whether every accepted event was delivered or written to disk in time.
+    @discardableResult
+    func shutdown(timeout: TimeInterval) async -> Bool
+    /// Resets and waits until the reset is applied.
+    func resetAndWait() async
+    /// Adds a user-defined signal whose data is `value` encoded as a JSON object.
+    func emit<Data: Encodable>(userDefined value: Data)
+    /// The engine behind this instance: add plugins to it (``AnalyticsClient/add(plugin:at:)``)
+    /// or run work on its executor. On `shared` it waits until an instance is initialized.
+    var client: AnalyticsClient { get async }
 }
 
 extension AnalyticsInterface {

@@ -192,6 +192,21 @@ package final class AnalyticsProxy: AnalyticsInterface {
     }
     /// Shuts the bound client down; does nothing when none is bound.
     package func shutdown() async { await target?.shutdown() }
+    /// Shuts the bound client down within `timeout`; `true` when none is bound.
+    package func shutdown(timeout: TimeInterval) async -> Bool { await target?.shutdown(timeout: timeout) ?? true }
+    /// Resets the bound client and waits; with none bound, keeps the reset in call order.
+    package func resetAndWait() async {
+        if let target { await target.resetAndWait() } else { reset() }
+    }
+    /// Emits a user-defined signal once a client is bound; encoded now, at the call.
+    package func emit<Data: Encodable>(userDefined value: Data) {
+        let (data, issues) = ValueConverter.convert(encodable: value, root: "data")
+        for issue in issues { problems.report(issue.problem, call: "emit") }
+        guard issues.isEmpty || !data.isEmpty else { return }
+        emit(.userDefined(data))
+    }
+    /// The bound client's engine, once a client is bound.
+    package var client: AnalyticsClient { get async { await boundClient().client } }
 
     /// The bound client's state, or `lifecycle: idle` when none is bound yet.
     package func getDebugInfo() async -> DebugInfo {

@@ -106,16 +106,16 @@ enum ClientFactory {
         }
         if defaults.contains(.delivery) {
             var delivery = MetaRouterDestination.Options(ingestionHost: host)
-            delivery.flushIntervalSeconds = TimeInterval(options.flushIntervalSeconds)
-            delivery.maxQueueEvents = options.maxQueueEvents
-            delivery.flushAt = options.flushAt
+            delivery.upload.flushIntervalSeconds = TimeInterval(options.flushIntervalSeconds)
+            delivery.upload.maxQueueEvents = options.maxQueueEvents
+            delivery.upload.flushAt = options.flushAt
             delivery.upload.maxBatchSize = options.maxBatchSize
             delivery.transport = options.transport
             delivery.onPermanentFailure = options.onPermanentFailure
             delivery.upload.requestTimeout = options.requestTimeoutSeconds
             delivery.upload.gzip = options.gzipRequests
             if options.maxDiskEvents > 0 {
-                var disk = DiskEventStore.Options(directory: directory.appendingPathComponent("events", isDirectory: true))
+                var disk = DiskLogOptions(directory: directory.appendingPathComponent("events", isDirectory: true))
                 disk.maxEvents = options.maxDiskEvents
                 disk.maxBytes = options.maxDiskBytes
                 disk.maxAge = options.maxDiskAgeSeconds

@@ -22,7 +22,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// MetaRouter destination).
     public var queueLimit: QueueLimit?
     /// The circuit breaker's state.
-    public var circuitState: CircuitBreaker.State
+    public var circuitState: CircuitState
     /// Milliseconds until the breaker lets a probe through.
     public var circuitRemainingMs: Int
     /// Whether an upload is in flight.
@@ -54,7 +54,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var consentDroppedEvents = 0
     /// The remote rule set in force (with ``InitOptions/remoteRules``): its name and version,
     /// and where it came from.
-    public var remoteRules: (name: String, version: Int, source: RemoteRulesPlugin.Source)?
+    public var remoteRules: (name: String, version: Int, source: RemoteRulesSource)?
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
     /// Delivery counters.

@@ -90,13 +90,13 @@ public struct InitOptions: Sendable {
     /// When sessions end on their own (30 minutes without events, or in the background). With
     /// ``identityMode`` `.perCall` (a server) sessions are never automatic: one instance serves
     /// many people; `startSession()` / `endSession()` still work.
-    public var sessions = SessionPlugin.Options()
+    public var sessions = SessionOptions()
     /// A tracking plan enforced on the device (none by default): see `Docs/Privacy.md`,
     /// "Tracking plan". `setTrackingPlan(_:)` replaces it at run time.
     public var trackingPlan: TrackingPlan?
     /// What happens to an event that breaks the plan: `.report` (deliver; the default),
     /// `.strip` (remove what the plan does not allow) or `.block` (drop).
-    public var trackingPlanMode = TrackingPlanPlugin.Mode.report
+    public var trackingPlanMode = TrackingPlanMode.report
     /// Called with each event that breaks the plan, its violations and what was done.
     public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
     /// Breadcrumbs kept for error reports (default 50; see `Docs/ErrorCapture.md`).
@@ -106,16 +106,16 @@ public struct InitOptions: Sendable {
     public var gzipRequests = false
     /// A rule set fetched from a URL and refreshed without an app update (off when `nil`); see
     /// `Docs/TransformRules.md`, "Rules without an app update".
-    public var remoteRules: RemoteRulesPlugin.Options?
+    public var remoteRules: RemoteRulesOptions?
     /// Signals (off when `nil`): the buffer, broadcasters, instrumentation and event generators
     /// that `emit(_:)` feeds; see `Docs/Signals.md`.
-    public var signals: SignalsPlugin.Configuration?
+    public var signals: SignalsConfiguration?
     /// Report crashes (off by default): signal handlers, chained to those installed before,
     /// write a record that the next start sends as an `Application Crashed` event with the
     /// breadcrumbs of the moment; see `Docs/ErrorCapture.md`.
     public var captureCrashes = false
     /// Limits and the `beforeSendError` hook of `captureError(_:)`.
-    public var errorCapture = ErrorCapturePlugin.Options()
+    public var errorCapture = ErrorCaptureOptions()
     /// Scrub personal data (email addresses, Luhn-valid card numbers, ``piiScrubbing``'s keys
     /// and patterns) from properties before anything queues or writes them. Off by default,
     /// for the MetaRouter SDK's wire output; `setScrubPII(_:)` changes it at run time.
@@ -183,7 +183,7 @@ public struct InitOptions: Sendable {
     }
 
     /// The problems that make these options unusable, empty when they are valid.
-    public func validationErrors() -> [String] {
+    package func validationErrors() -> [String] {
         var errors: [String] = []
         if writeKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { errors.append("writeKey is empty") }
         if let url = hostURL {

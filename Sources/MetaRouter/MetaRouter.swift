@@ -23,18 +23,23 @@ public enum MetaRouter {
         /// instance that drops every call and reports the error in `getDebugInfo()`.
         @discardableResult
         public static func initialize(with options: InitOptions) -> AnalyticsInterface {
-            let client = instance(for: options)
+            let client = concreteInstance(for: options)
             proxy.bind(client)
             return client
         }
 
         /// The instance for `options.writeKey`, created if needed, like
         /// ``initialize(with:)`` but without binding `shared` — for servers that run one
-        /// instance per tenant. Returns the concrete type, whose engine accepts plugins.
+        /// instance per tenant.
         ///
         /// No caller code runs under the registry's lock: the plugin factory and a custom store
         /// run first, outside it, so a factory may itself ask for an instance.
-        public static func instance(for options: InitOptions) -> MetaRouterClient {
+        public static func instance(for options: InitOptions) -> any AnalyticsInterface {
+            concreteInstance(for: options)
+        }
+
+        /// ``instance(for:)`` as the concrete type the built-ins and the tests work with.
+        package static func concreteInstance(for options: InitOptions) -> MetaRouterClient {
             // A known key is a lock and a lookup, and silent: servers ask per request.
             if let existing = registry.withLock({ $0[options.writeKey] }) { return existing }
             let prepared = ClientFactory.prepare(options)
@@ -65,7 +70,7 @@ public enum MetaRouter {
         /// Initializes and waits until the instance is ready (plugins configured, identity
         /// loaded).
         public static func initializeAndWait(with options: InitOptions) async -> AnalyticsInterface {
-            let client = instance(for: options)
+            let client = concreteInstance(for: options)
             proxy.bind(client)
             await client.client.settle()
             return client
@@ -77,19 +82,8 @@ public enum MetaRouter {
             await proxy.target?.resetAndWait()
         }
 
-        /// Shuts down and forgets every instance, and unbinds `shared`: the next
-        /// `initialize(with:)` starts afresh. For tests and for servers that stop.
-        public static func shutdownAll() async {
-            await shutdownAll(timeout: 10)
-        }
-
-        /// ``shutdownAll()`` with a deadline: the instances shut down side by side, each
-        /// delivering what it can within `timeout` seconds; what is left stays in their logs for
-        /// the next start. Returns whether every instance finished in time with every accepted
-        /// event delivered or on disk. A server gives it a
-        /// few seconds less than its orchestrator's grace period (Kubernetes: 30 s).
         @discardableResult
-        public static func shutdownAll(timeout: TimeInterval) async -> Bool {
+        public static func shutdownAll(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
             let clients = registry.withLock { clients -> [MetaRouterClient] in
                 defer { clients = [:] }
                 return Array(clients.values)

@@ -5,7 +5,7 @@ extension MetaRouterClient {
     /// `code`), `handled`, a fingerprint of where it was captured, the stack frames and the
     /// breadcrumbs, merged with `properties`. Gated by the errors consent channel, filtered by
     /// `beforeSendError`, rate-limited; see `Docs/ErrorCapture.md`.
-    public func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
+    package func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
         let converted = client.inputProblems.converted(properties ?? [:], root: "properties", call: "captureError")
         capture(CapturedError(error), handled: handled, properties: converted, frames: .current())
     }
@@ -13,7 +13,7 @@ extension MetaRouterClient {
     /// Adds a breadcrumb to the trail error reports carry, in call order. While analytics
     /// consent is withdrawn it is not kept (nor copied to the crash record); with PII
     /// scrubbing on, its message and data are scrubbed first.
-    public func addBreadcrumb(_ breadcrumb: Breadcrumb) {
+    package func addBreadcrumb(_ breadcrumb: Breadcrumb) {
         client.perform { timeline in
             guard timeline.collectsAnalytics, let plugin = timeline.find(BreadcrumbsPlugin.self) else { return }
             var kept = breadcrumb

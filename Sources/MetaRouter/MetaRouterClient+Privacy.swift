@@ -34,7 +34,7 @@ extension MetaRouterClient {
     /// dropped with a log line, as a property would be. With PII scrubbing on, the value is
     /// scrubbed before it is kept or stored; while analytics consent is withdrawn it is kept
     /// in memory only, not written to storage.
-    public func registerSuperProperty(_ key: String, _ value: Any) {
+    package func registerSuperProperty(_ key: String, _ value: Any) {
         guard let converted = client.inputProblems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
         client.perform { timeline in
             let scrubbed = timeline.scrubbedForExport([key: converted])[key] ?? converted
@@ -43,7 +43,7 @@ extension MetaRouterClient {
     }
 
     /// Like ``registerSuperProperty(_:_:)``, unless `key` is registered already.
-    public func registerSuperPropertyOnce(_ key: String, _ value: Any) {
+    package func registerSuperPropertyOnce(_ key: String, _ value: Any) {
         guard let converted = client.inputProblems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
         client.perform { timeline in
             let scrubbed = timeline.scrubbedForExport([key: converted])[key] ?? converted
@@ -52,14 +52,14 @@ extension MetaRouterClient {
     }
 
     /// Stops adding `key`.
-    public func unregisterSuperProperty(_ key: String) {
+    package func unregisterSuperProperty(_ key: String) {
         client.perform { $0.find(SuperPropertiesPlugin.self)?.unregister(key) }
     }
 
 
     /// Replaces the tracking plan (`nil` removes it), in call order: calls made before this one
     /// are checked against the previous plan, calls made after it against this one.
-    public func setTrackingPlan(_ plan: TrackingPlan?) {
+    package func setTrackingPlan(_ plan: TrackingPlan?) {
         let (mode, onViolation) = (options.trackingPlanMode, options.onPlanViolation)
         client.perform { timeline in
             if let plugin = timeline.find(TrackingPlanPlugin.self) {
@@ -72,8 +72,8 @@ extension MetaRouterClient {
 
     /// Starts a new session, in call order: the next event carries `context.sessionStart`.
     /// Where sessions are not automatic (a server), this adds the session plugin.
-    public func startSession() {
-        let manual = SessionPlugin.Options(
+    package func startSession() {
+        let manual = SessionOptions(
             automatic: false, inactivityTimeout: options.sessions.inactivityTimeout, backgroundTimeout: options.sessions.backgroundTimeout)
         client.perform { timeline in
             if let plugin = timeline.find(SessionPlugin.self) { return plugin.startSession() }
@@ -84,19 +84,19 @@ extension MetaRouterClient {
     }
 
     /// Ends the session, in call order (with automatic sessions the next event starts one).
-    public func endSession() {
+    package func endSession() {
         client.perform { $0.find(SessionPlugin.self)?.endSession() }
     }
 
     /// Sets the consent in force for the calls made after this one (and persists it); calls
     /// made before it are unaffected. Without analytics consent, calls are dropped before any
     /// plugin sees them and counted (`getDebugInfo().consentDroppedEvents`).
-    public func setConsent(_ consent: ConsentState) {
+    package func setConsent(_ consent: ConsentState) {
         client.perform { $0.find(ConsentPlugin.self)?.set(consent) }
     }
 
     /// The consent in force once the calls made before this one have been handled.
-    public func getConsent() async -> ConsentState {
+    package func getConsent() async -> ConsentState {
         await onExecutor { $0.find(ConsentPlugin.self)?.state ?? .granted } ?? .granted
     }
 
@@ -105,7 +105,7 @@ extension MetaRouterClient {
     /// what it removed.
     /// Only the instance's own storage is touched: its log deletes the segment files it
     /// created, and its key-value store loses the keys the plugins own.
-    public func forget() async -> ForgetReport {
+    package func forget() async -> ForgetReport {
         let storage = client.configuration.storage
         let found = await onExecutor { timeline in
             let queued = timeline.find(MetaRouterDestination.self)?.uploader?.status().queueLength ?? 0

@@ -3,7 +3,7 @@ import Foundation
 extension MetaRouterClient {
     /// Adds a signal to the buffer (with ``InitOptions/signals`` set), in order with this
     /// thread's other calls; the generators run on the executor. See `Docs/Signals.md`.
-    public func emit(_ signal: SignalContent) {
+    package func emit(_ signal: SignalContent) {
         let now = client.configuration.clock.now()
         let checked = bounded(signal)
         client.perform { timeline in timeline.find(SignalsPlugin.self)?.add(checked, at: now, timeline: timeline) }
@@ -30,7 +30,7 @@ extension MetaRouterClient {
     /// Adds a user-defined signal whose data is `value` encoded as JSON; what does not encode
     /// is reported (``InitOptions/onInvalidInput``) and left out, and a value that is not a JSON
     /// object at all emits nothing.
-    public func emit<Data: Encodable>(userDefined value: Data) {
+    package func emit<Data: Encodable>(userDefined value: Data) {
         let (data, issues) = ValueConverter.convert(encodable: value, root: "data")
         for issue in issues { client.inputProblems.report(issue.problem, call: "emit") }
         guard issues.isEmpty || !data.isEmpty else { return }

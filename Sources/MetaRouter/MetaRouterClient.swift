@@ -2,13 +2,13 @@ import Foundation
 
 /// One analytics instance as the seed API presents it: an ``AnalyticsClient`` with the
 /// default plugins, plus the options it was made with.
-public final class MetaRouterClient: AnalyticsInterface {
+package final class MetaRouterClient: AnalyticsInterface {
     /// The engine: ordered ingress, executor and timeline. Use it to add plugins.
-    public let client: AnalyticsClient
+    package let client: AnalyticsClient
     /// The options this instance was created with.
-    public let options: InitOptions
+    package let options: InitOptions
     /// Why the options were rejected, when they were; the instance is then inert.
-    public let configurationError: String?
+    package let configurationError: String?
 
     init(client: AnalyticsClient, options: InitOptions, configurationError: String?) {
         self.client = client
@@ -17,53 +17,53 @@ public final class MetaRouterClient: AnalyticsInterface {
     }
 
     /// Records a user action.
-    public func track(_ event: String, properties: [String: Any]?, options: EventOptions?) {
+    package func track(_ event: String, properties: [String: Any]?, options: EventOptions?) {
         client.track(event, properties: properties, options: options)
     }
 
     /// Sets the current user and records their traits.
-    public func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
+    package func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
         client.identify(userId, traits: traits, options: options)
     }
 
     /// Sets the current group and records its traits.
-    public func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) {
+    package func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) {
         client.group(groupId, traits: traits, options: options)
     }
 
     /// Records a screen view.
-    public func screen(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+    package func screen(_ name: String, properties: [String: Any]?, options: EventOptions?) {
         client.screen(name, properties: properties, options: options)
     }
 
     /// Records a page view.
-    public func page(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+    package func page(_ name: String, properties: [String: Any]?, options: EventOptions?) {
         client.page(name, properties: properties, options: options)
     }
 
     /// Links the current identity to `newUserId`.
-    public func alias(_ newUserId: String, options: EventOptions?) {
+    package func alias(_ newUserId: String, options: EventOptions?) {
         client.alias(newUserId, options: options)
     }
 
     /// Records a user action with typed properties.
-    public func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
+    package func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
         client.track(event, properties: properties, options: options)
     }
 
     /// Sets the current user with typed traits.
-    public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
+    package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
         client.identify(userId, traits: traits, options: options)
     }
 
     /// Sets or clears the advertising id, in order with other calls.
-    public func setAdvertisingId(_ advertisingId: String?) {
+    package func setAdvertisingId(_ advertisingId: String?) {
         client.perform { $0.find(AdvertisingIDPlugin.self)?.set(advertisingId) }
     }
 
     /// Turns PII scrubbing on or off. It takes effect in call order: calls made before this
     /// one keep the previous setting, calls made after it get the new one.
-    public func setScrubPII(_ enabled: Bool) {
+    package func setScrubPII(_ enabled: Bool) {
         let scrubbing = options.piiScrubbing
         client.perform { timeline in
             if let plugin = timeline.find(PIIScrubPlugin.self) {
@@ -75,32 +75,32 @@ public final class MetaRouterClient: AnalyticsInterface {
     }
 
     /// Clears the advertising id, in order with other calls.
-    public func clearAdvertisingId() {
+    package func clearAdvertisingId() {
         client.perform { $0.find(AdvertisingIDPlugin.self)?.clear() }
     }
 
     /// The anonymous id once the identity is loaded. Without a device identity (no identity
     /// plugin, or per-call identity mode), a fresh lowercase UUID each time (never empty): a
     /// server may use it for a new visitor and pass it per call.
-    public func getAnonymousId() async -> String {
+    package func getAnonymousId() async -> String {
         let found = await onExecutor { $0.find(IdentityPlugin.self)?.anonymousId } ?? nil
         return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
     }
 
     /// Sends queued events now.
-    public func flush() { client.flush() }
+    package func flush() { client.flush() }
 
     /// Sends queued events and waits for the attempt to resolve.
-    public func flushAndWait() async { await client.flushAndWait() }
+    package func flushAndWait() async { await client.flushAndWait() }
 
     /// Clears identity, the advertising id and the queue.
-    public func reset() { client.reset() }
+    package func reset() { client.reset() }
 
     /// Resets and waits until the reset is applied.
-    public func resetAndWait() async { await client.resetAndWait() }
+    package func resetAndWait() async { await client.resetAndWait() }
 
     /// Turns on debug logging.
-    public func enableDebugLogging() {
+    package func enableDebugLogging() {
         client.logger.minimumLevel = .debug
         // The scrubber names sensitive-looking keys in debug mode, even while it is off.
         let scrubbing = options.piiScrubbing
@@ -111,13 +111,13 @@ public final class MetaRouterClient: AnalyticsInterface {
     }
 
     /// Adds or removes `Trace: true` on uploads, in order with other calls.
-    public func setTracing(_ enabled: Bool) {
+    package func setTracing(_ enabled: Bool) {
         client.perform { $0.find(MetaRouterDestination.self)?.uploader?.tracing = enabled }
     }
 
     /// Keeps `url` (last wins) for the next `Application Opened`. With lifecycle tracking off
     /// it logs a warning and does nothing.
-    public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
+    package func recordOpenedURL(_ url: URL, sourceApplication: String?) {
         guard options.trackLifecycleEvents else {
             client.logger.warning("sdk.deep_link_ignored: recordOpenedURL ignored: lifecycle tracking is off (InitOptions.trackLifecycleEvents)")
             return
@@ -126,7 +126,7 @@ public final class MetaRouterClient: AnalyticsInterface {
     }
 
     /// Delivers what is queued, then stops.
-    public func shutdown() async { await shutdown(timeout: 10) }
+    package func shutdown() async { await shutdown(timeout: Defaults.shutdownTimeoutSeconds) }
 
     /// Delivers or persists what is queued, stops timers, releases the event log and its lock,
     /// and forgets this instance: `instance(for:)` with the same write key then creates a new
@@ -134,14 +134,14 @@ public final class MetaRouterClient: AnalyticsInterface {
     /// Returns `false` when a plugin ran out of time or accepted events could be neither
     /// delivered nor written to disk.
     @discardableResult
-    public func shutdown(timeout: TimeInterval) async -> Bool {
+    package func shutdown(timeout: TimeInterval) async -> Bool {
         let finished = await client.shutdown(timeout: timeout)
         MetaRouter.Analytics.forget(self)
         return finished
     }
 
     /// The seed's debug fields, read on the executor so they are consistent with each other.
-    public func getDebugInfo() async -> DebugInfo {
+    package func getDebugInfo() async -> DebugInfo {
         let read = await onExecutor { timeline -> DebugInfoParts in
             let identity = timeline.find(IdentityPlugin.self)
             let destination = timeline.find(MetaRouterDestination.self)
@@ -210,7 +210,7 @@ public final class MetaRouterClient: AnalyticsInterface {
     private struct RemoteRulesInForce: Sendable {
         var name: String
         var version: Int
-        var source: RemoteRulesPlugin.Source
+        var source: RemoteRulesSource
     }
 
     /// Runs `read` on the executor after everything submitted before, and returns its result.

@@ -1,5 +1,41 @@
 import Foundation
 
+/// Where the rules come from and how they are checked.
+public struct RemoteRulesOptions: Sendable {
+    /// The rule set's URL: rule text, our JSON form, or a Segment settings payload.
+    public var url: URL
+    /// Seconds between fetches (15 minutes).
+    public var refreshInterval: TimeInterval = 900
+    /// A rule file shipped with the app, used until a set has been fetched.
+    public var fallbackFile: URL?
+    /// The SHA-256 (hex) the payload must have, when the app pins one.
+    public var expectedSHA256: String?
+    /// Payloads above this many bytes are refused (1 MiB).
+    public var maxBytes = 1 << 20
+    /// Extra request headers (an authorization header, for example).
+    public var headers: [String: String] = [:]
+
+    /// Rules from `url`.
+    public init(url: URL, refreshInterval: TimeInterval = 900, fallbackFile: URL? = nil, expectedSHA256: String? = nil) {
+        self.url = url
+        self.refreshInterval = refreshInterval
+        self.fallbackFile = fallbackFile
+        self.expectedSHA256 = expectedSHA256
+    }
+}
+
+/// Where the rules in force came from.
+public enum RemoteRulesSource: String, Sendable, Hashable {
+    /// None yet: events pass unchanged.
+    case none
+    /// The bundled fallback file.
+    case fallback
+    /// The set stored by an earlier fetch.
+    case stored
+    /// Fetched in this run.
+    case fetched
+}
+
 /// A rule set delivered without an app update: fetched from a URL at start and every
 /// ``Options/refreshInterval``, with `If-None-Match` (a 304 keeps what is in force), stored in
 /// the instance's directory, and applied to every event between two events (an enrichment
@@ -7,47 +43,15 @@ import Foundation
 /// fetched, the bundled ``Options/fallbackFile`` — applies before any fetch completes: startup
 /// never waits for the network. A payload that is too big, fails the pinned digest, or does not
 /// load (a syntax error, nesting too deep) keeps the last good set and is logged once.
-public final class RemoteRulesPlugin: Plugin {
-    /// Where the rules come from and how they are checked.
-    public struct Options: Sendable {
-        /// The rule set's URL: rule text, our JSON form, or a Segment settings payload.
-        public var url: URL
-        /// Seconds between fetches (15 minutes).
-        public var refreshInterval: TimeInterval = 900
-        /// A rule file shipped with the app, used until a set has been fetched.
-        public var fallbackFile: URL?
-        /// The SHA-256 (hex) the payload must have, when the app pins one.
-        public var expectedSHA256: String?
-        /// Payloads above this many bytes are refused (1 MiB).
-        public var maxBytes = 1 << 20
-        /// Extra request headers (an authorization header, for example).
-        public var headers: [String: String] = [:]
+package final class RemoteRulesPlugin: Plugin {
+    package typealias Options = RemoteRulesOptions
 
-        /// Rules from `url`.
-        public init(url: URL, refreshInterval: TimeInterval = 900, fallbackFile: URL? = nil, expectedSHA256: String? = nil) {
-            self.url = url
-            self.refreshInterval = refreshInterval
-            self.fallbackFile = fallbackFile
-            self.expectedSHA256 = expectedSHA256
-        }
-    }
-
-    /// Where the rules in force came from.
-    public enum Source: String, Sendable, Hashable {
-        /// None yet: events pass unchanged.
-        case none
-        /// The bundled fallback file.
-        case fallback
-        /// The set stored by an earlier fetch.
-        case stored
-        /// Fetched in this run.
-        case fetched
-    }
+    package typealias Source = RemoteRulesSource
 
     /// Runs with the other enrichment plugins.
-    public let type = PluginType.enrichment
+    package let type = PluginType.enrichment
     /// The options.
-    public let options: Options
+    package let options: Options
     /// The rules in force.
     package private(set) var ruleSet: RuleSet?
     /// Where they came from.
@@ -65,7 +69,7 @@ public final class RemoteRulesPlugin: Plugin {
     private weak var analytics: AnalyticsClient?
 
     /// Rules from `options`, stored in `directory`, fetched through `transport`.
-    public init(options: Options, directory: URL, transport: any HTTPTransport) {
+    package init(options: Options, directory: URL, transport: any HTTPTransport) {
         self.options = options
         self.directory = directory
         self.transport = transport
@@ -75,7 +79,7 @@ public final class RemoteRulesPlugin: Plugin {
     private var storedMeta: URL { directory.appendingPathComponent("remote.json") }
 
     /// Applies the stored set (or the fallback), then fetches.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         if let text = try? String(contentsOf: storedRules, encoding: .utf8), let rules = load(text, from: "the stored copy") {
             let meta = (try? JSONParser.parse(Data(contentsOf: storedMeta))) ?? .null
@@ -90,7 +94,7 @@ public final class RemoteRulesPlugin: Plugin {
     }
 
     /// Applies the rules in force.
-    public func execute(event: Event) -> Event? {
+    package func execute(event: Event) -> Event? {
         guard let ruleSet else { return event }
         return ruleSet.apply(to: event, destination: nil, onStep: nil, onFailure: { [weak self] rule, error in
             guard let self, failedRules.insert(rule.name).inserted else { return }
@@ -99,7 +103,7 @@ public final class RemoteRulesPlugin: Plugin {
     }
 
     /// Stops fetching.
-    public func shutdown() {
+    package func shutdown() {
         timer?.cancel()
         timer = nil
     }

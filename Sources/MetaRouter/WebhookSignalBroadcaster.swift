@@ -6,7 +6,7 @@ import Foundation
 /// counted and the relay is not sent again.
 public final class WebhookSignalBroadcaster: SignalBroadcaster {
     /// Where relays go.
-    public let url: URL
+    package let url: URL
     private let transport: any HTTPTransport
     private let headers: [String: String]
     private let outcomes = Locked((sent: 0, failed: 0))

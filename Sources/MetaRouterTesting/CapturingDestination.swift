@@ -18,7 +18,7 @@ public final class CapturingDestination: DestinationPlugin, @unchecked Sendable 
     public var events: [Event] { captured.current }
 
     /// How often `reset()`, `flush()` and `shutdown()` reached this destination.
-    public var hookCounts: (resets: Int, flushes: Int, shutdowns: Int) { counters.current }
+    package var hookCounts: (resets: Int, flushes: Int, shutdowns: Int) { counters.current }
 
     /// Forgets the captured events.
     public func clear() { captured.withLock { $0.removeAll() } }

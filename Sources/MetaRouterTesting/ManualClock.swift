@@ -51,7 +51,7 @@ public final class ManualClock: AnalyticsClock {
     }
 
     /// Work scheduled and not yet run or cancelled, with the delay left for each (seconds).
-    public var pendingDelays: [TimeInterval] {
+    package var pendingDelays: [TimeInterval] {
         state.withLock { state in
             state.entries.filter { !state.cancelled.contains($0.id) }.map { $0.due - state.uptime }.sorted()
         }

@@ -1,13 +1,13 @@
 /// A small deterministic random generator (SplitMix64) for generative tests: the same seed
 /// gives the same sequence on every platform, so a failure can be replayed from its seed.
-public struct SeededRandom: Sendable {
+package struct SeededRandom: Sendable {
     private var state: UInt64
 
     /// A generator starting from `seed`.
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next number in `0..<bound` (`bound` must be positive).
-    public mutating func next(_ bound: Int) -> Int {
+    package mutating func next(_ bound: Int) -> Int {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -2,12 +2,12 @@ import Foundation
 
 /// Runs code on a thread with a small stack, as an iOS app's secondary threads have, so a test
 /// shows that a recursive walk over hostile input stays within it.
-public enum SmallStack {
+package enum SmallStack {
     /// 512 KiB: the stack of a secondary thread on iOS.
-    public static let secondaryThreadSize = 512 * 1024
+    package static let secondaryThreadSize = 512 * 1024
 
     /// Runs `body` on a new thread with a stack of `size` bytes and returns its result.
-    public static func run<Result: Sendable>(size: Int = secondaryThreadSize, _ body: @escaping @Sendable () -> Result) -> Result {
+    package static func run<Result: Sendable>(size: Int = secondaryThreadSize, _ body: @escaping @Sendable () -> Result) -> Result {
         let box = ResultBox<Result>()
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {

@@ -48,7 +48,7 @@ func crashInstance(directory: String, host: String, capture: Bool) -> MetaRouter
     options.logSink = StandardErrorSink()
     options.requestTimeoutSeconds = 2
     options.captureCrashes = capture
-    return MetaRouter.Analytics.instance(for: options)
+    return MetaRouter.Analytics.concreteInstance(for: options)
 }
 
 /// Waits, blocking the calling thread, until the instance has run what was submitted before.

@@ -31,7 +31,7 @@ func runFileLimitMode(directory: String, limit: Int) {
         let logs: Locked<[String]>
         func log(level: LogLevel, message: String) { logs.withLock { $0.append(message) } }
     }
-    var options = DiskEventStore.Options(directory: URL(fileURLWithPath: directory))
+    var options = DiskLogOptions(directory: URL(fileURLWithPath: directory))
     options.segmentBytes = 64 * 1024 * 1024
     guard let store = try? DiskEventStore(options: options, logger: AnalyticsLogger(sink: Recording(logs: logs))) else {
         say("cannot open the log")

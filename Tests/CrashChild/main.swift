@@ -37,7 +37,7 @@ func makeInstance(directory: String, host: String, serving: Bool = false, writeK
     options.requestTimeoutSeconds = 2
     // Above what a round can track before its kill, so no event is evicted by the queue cap.
     options.maxDiskEvents = 200_000
-    return MetaRouter.Analytics.instance(for: options)
+    return MetaRouter.Analytics.concreteInstance(for: options)
 }
 
 func say(_ line: String) {

@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func sortsKeysDeterministically() {
-        let value: JSON = ["b": 1, "a": ["d": true, "c": nil], "C": "x"]
+        let value: JSON = ["b": 1, "a": ["d": true, "c": .null], "C": "x"]
         #expect(JSONWriter.string(value) == #"{"C":"x","a":{"c":null,"d":true},"b":1}"#)
     }
 
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func roundTripsThroughWriter() throws {
-        let value: JSON = ["s": "é\u{2028}\"", "a": [1, 2.5, false, nil, ["x": []]], "o": [:]]
+        let value: JSON = ["s": "é\u{2028}\"", "a": [1, 2.5, false, .null, ["x": []]], "o": [:]]
         #expect(try JSONParser.parse(JSONWriter.string(value)) == value)
     }
 

@@ -17,7 +17,7 @@ import Testing
         options.lifecycleSource = source
         options.logSink = RecordingLogSink()
         options.transport = transport
-        return (MetaRouter.Analytics.instance(for: options), source)
+        return (MetaRouter.Analytics.concreteInstance(for: options), source)
     }
 
     @Test func backgroundTimeIsHeldUntilTheUploadResolves() async throws {

@@ -20,7 +20,7 @@ import Testing
     @Test func aPinnedPendingBatchDoesNotLetTheFilesOutgrowTheCap() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        var options = DiskEventStore.Options(directory: directory.url)
+        var options = DiskLogOptions(directory: directory.url)
         options.maxBytes = 256 * 1024
         options.segmentBytes = 32 * 1024
         options.maxEvents = 1_000_000
@@ -66,7 +66,7 @@ import Testing
         options.maxDiskBytes = 2 * 1024 * 1024
         options.maxDiskEvents = 1_000_000
         options.requestTimeoutSeconds = 2
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         let events = directory.url.appendingPathComponent("events")
         let largest = try await offThePool { () -> Int in
             let stop = Locked(false)

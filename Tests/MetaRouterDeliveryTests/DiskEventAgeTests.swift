@@ -15,7 +15,7 @@ import Testing
     }
 
     private func open(_ directory: URL, clock: ManualClock) throws -> DiskEventStore {
-        try DiskEventStore(options: DiskEventStore.Options(directory: directory), clock: clock)
+        try DiskEventStore(options: DiskLogOptions(directory: directory), clock: clock)
     }
 
     private func drain(_ store: DiskEventStore) -> [String] {

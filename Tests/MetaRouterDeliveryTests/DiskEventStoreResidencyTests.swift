@@ -16,8 +16,8 @@ import Testing
             payload: Array("{\"n\":\(index),\"pad\":\"\(String(repeating: "y", count: index % 97))\"}".utf8))
     }
 
-    private func open(_ directory: URL, configure: (inout DiskEventStore.Options) -> Void = { _ in }) throws -> DiskEventStore {
-        var options = DiskEventStore.Options(directory: directory)
+    private func open(_ directory: URL, configure: (inout DiskLogOptions) -> Void = { _ in }) throws -> DiskEventStore {
+        var options = DiskLogOptions(directory: directory)
         options.residentBytes = 2_000
         options.segmentBytes = 16 * 1024
         configure(&options)

@@ -14,8 +14,8 @@ import Testing
             payload: Array("{\"n\":\(index),\"pad\":\"\(String(repeating: "x", count: size))\"}".utf8))
     }
 
-    private func open(_ directory: URL, configure: (inout DiskEventStore.Options) -> Void = { _ in }) throws -> DiskEventStore {
-        var options = DiskEventStore.Options(directory: directory)
+    private func open(_ directory: URL, configure: (inout DiskLogOptions) -> Void = { _ in }) throws -> DiskEventStore {
+        var options = DiskLogOptions(directory: directory)
         configure(&options)
         return try DiskEventStore(options: options, clock: clock)
     }

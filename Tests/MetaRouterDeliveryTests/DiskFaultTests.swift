@@ -33,7 +33,7 @@ import Testing
     }
 
     private func reopened(_ directory: URL) throws -> [Int] {
-        let store = try DiskEventStore(options: DiskEventStore.Options(directory: directory))
+        let store = try DiskEventStore(options: DiskLogOptions(directory: directory))
         defer { store.close() }
         #expect(store.recovery.corruptRecords == 0)
         return drain(store)
@@ -47,7 +47,7 @@ import Testing
         let directory = root.url.appendingPathComponent("events")
         let clock = ManualClock()
         let logs = RecordingLogSink()
-        var options = DiskEventStore.Options(directory: directory)
+        var options = DiskLogOptions(directory: directory)
         options.residentBytes = 4 * 1024
         let store = try DiskEventStore(options: options, clock: clock, logger: AnalyticsLogger(sink: logs))
         append(0..<200, to: store)
@@ -74,7 +74,7 @@ import Testing
         let directory = root.url.appendingPathComponent("events")
         let clock = ManualClock()
         let logs = RecordingLogSink()
-        let store = try DiskEventStore(options: DiskEventStore.Options(directory: directory), clock: clock, logger: AnalyticsLogger(sink: logs))
+        let store = try DiskEventStore(options: DiskLogOptions(directory: directory), clock: clock, logger: AnalyticsLogger(sink: logs))
         append(0..<100, to: store)
         try FileManager.default.removeItem(at: directory)
         try Data("in the way".utf8).write(to: directory)
@@ -105,11 +105,11 @@ import Testing
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = RecordingLogSink()
         options.requestTimeoutSeconds = 2
-        let healthy = MetaRouter.Analytics.instance(for: options)
+        let healthy = MetaRouter.Analytics.concreteInstance(for: options)
         for index in 0..<20 { healthy.track("Kept", properties: ["n": index]) }
         #expect(await healthy.shutdown(timeout: 10))
 
-        let faulty = MetaRouter.Analytics.instance(for: options)
+        let faulty = MetaRouter.Analytics.concreteInstance(for: options)
         for index in 0..<20 { faulty.track("Kept", properties: ["n": index]) }
         await faulty.flushAndWait()
         let events = root.url.appendingPathComponent("store/events")

@@ -14,8 +14,8 @@ import Testing
             options.upload.initialRetryDelay = 0.005
             options.upload.breaker.cooldown = 0.02
             options.upload.breaker.maxCooldown = 0.05
-            options.maxQueueEvents = 20_000
-            options.flushAt = 100
+            options.upload.maxQueueEvents = 20_000
+            options.upload.flushAt = 100
         }
         defer { harness.stop() }
         let drops = dropConnections ? (0..<40).map { $0 % 3 == 0 ? ScriptedResponse(drop: true) : ScriptedResponse() } : []

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct FlushPolicyTests {
     @Test func countPolicyFlushesAtTheThresholdOnce() async throws {
-        let harness = try await DeliveryHarness { $0.flushAt = 20 }
+        let harness = try await DeliveryHarness { $0.upload.flushAt = 20 }
         defer { harness.stop() }
         harness.track(19)
         await harness.client.settle()
@@ -19,7 +19,7 @@ import Testing
     @Test func aSteadyStreamFillsBatchesInsteadOfSendingWhatOneRoundTripGathered() async throws {
         let gate = GatedTransport()
         let harness = try await DeliveryHarness {
-            $0.flushAt = 10
+            $0.upload.flushAt = 10
             $0.upload.maxBatchSize = 10
             $0.transport = gate
         }
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func intervalPolicyFlushesOnTheClockWithoutARunLoop() async throws {
-        let harness = try await DeliveryHarness { $0.flushIntervalSeconds = 10 }
+        let harness = try await DeliveryHarness { $0.upload.flushIntervalSeconds = 10 }
         defer { harness.stop() }
         harness.track(3)
         await harness.client.settle()
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func shutdownStopsTheIntervalTimer() async throws {
-        let harness = try await DeliveryHarness { $0.flushIntervalSeconds = 10 }
+        let harness = try await DeliveryHarness { $0.upload.flushIntervalSeconds = 10 }
         defer { harness.stop() }
         harness.track(1)
         await harness.client.shutdown()

@@ -36,7 +36,7 @@ import Testing
         // While the limit held, the file ended at the last whole commit, below the limit.
         #expect((value("size") ?? .max) < 40_000)
 
-        let store = try DiskEventStore(options: DiskEventStore.Options(directory: directory.url))
+        let store = try DiskEventStore(options: DiskLogOptions(directory: directory.url))
         #expect(store.recovery.corruptRecords == 0 && store.recovery.tornBytes == 0, "\(store.recovery)")
         #expect(store.recovery.recovered == appended)
         var numbers: [Int] = []

@@ -19,7 +19,7 @@ import Glibc
     }
 
     private func open(_ directory: URL) throws -> DiskEventStore {
-        try DiskEventStore(options: DiskEventStore.Options(directory: directory))
+        try DiskEventStore(options: DiskLogOptions(directory: directory))
     }
 
     private func drain(_ store: DiskEventStore) -> [String] {

@@ -27,13 +27,13 @@ import Glibc
         defer { directory.remove() }
         let key = "lifetime-\(UUID())"
         try await collector.script(fallback: ScriptedResponse(status: 503))
-        let first = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
+        let first = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
         for index in 0..<5 { first.track("Left Behind", properties: ["n": index]) }
         await first.flushAndWait()
         await first.shutdown()
 
         try await collector.script(fallback: ScriptedResponse(status: 200))
-        let second = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
+        let second = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
         #expect(second !== first)
         #expect(second.configurationError == nil)
         let info = await second.getDebugInfo()
@@ -57,7 +57,7 @@ import Glibc
         // On a loaded machine a request may outlive a short timeout and be sent again with the
         // same key; batches are told apart by that key, and the timeout is long.
         settings.requestTimeoutSeconds = 60
-        let instance = MetaRouter.Analytics.instance(for: settings)
+        let instance = MetaRouter.Analytics.concreteInstance(for: settings)
         for index in 0..<3 { instance.track("Batched", properties: ["n": index]) }
         let first = try await collector.waitFor { $0.count >= 1 }
         #expect(Self.batches(first) == [[0, 1]])
@@ -84,7 +84,7 @@ import Glibc
         defer { directory.remove() }
         let key = "disk-age-\(UUID())"
         try await collector.script(fallback: ScriptedResponse(status: 503))
-        let first = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
+        let first = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
         for index in 0..<5 { first.track("Too Old", properties: ["n": index]) }
         await first.flushAndWait()
         await first.shutdown()
@@ -96,7 +96,7 @@ import Glibc
         later.maxDiskAgeSeconds = 60
         later.clock = clock
         later.logSink = logs
-        let second = MetaRouter.Analytics.instance(for: later)
+        let second = MetaRouter.Analytics.concreteInstance(for: later)
         second.track("Fresh", properties: ["n": 99])
         await second.flushAndWait()
         #expect(try await collector.acceptedEvents().compactMap(\.number) == [99])
@@ -112,7 +112,7 @@ import Glibc
         defer { directory.remove() }
         weak var released: MetaRouterClient?
         do {
-            let client = MetaRouter.Analytics.instance(
+            let client = MetaRouter.Analytics.concreteInstance(
                 for: options("weak-\(UUID())", host: URL(string: "http://127.0.0.1:9")!, directory: directory.url))
             client.track("Once")
             await client.client.settle()

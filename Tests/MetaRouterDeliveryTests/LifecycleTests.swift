@@ -18,7 +18,7 @@ import Testing
         options.keyValueStore = store
         options.lifecycleSource = source
         options.logSink = RecordingLogSink()
-        let app = MetaRouter.Analytics.instance(for: options)
+        let app = MetaRouter.Analytics.concreteInstance(for: options)
         await app.client.settle()
         return (app, source)
     }
@@ -142,7 +142,7 @@ import Testing
         var options = InitOptions(writeKey: "lifecycle-off-\(UUID().uuidString)", ingestionHost: collector.baseURL, maxDiskEvents: 0)
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = logs
-        let app = MetaRouter.Analytics.instance(for: options)
+        let app = MetaRouter.Analytics.concreteInstance(for: options)
         app.recordOpenedURL(URL(string: "myapp://x")!, sourceApplication: nil)
         app.track("Only Event")
         await settleAndFlush(app)
@@ -214,7 +214,7 @@ private final class GatedStore: KeyValueStore, @unchecked Sendable {  // every f
         options.keyValueStore = store
         options.lifecycleSource = ManualLifecycleSource()
         options.logSink = RecordingLogSink()
-        let app = MetaRouter.Analytics.instance(for: options)
+        let app = MetaRouter.Analytics.concreteInstance(for: options)
         store.returned.withLock { $0 = true }
         store.gate.signal()
         await app.client.settle()

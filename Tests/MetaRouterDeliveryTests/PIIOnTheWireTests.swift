@@ -17,7 +17,7 @@ import Testing
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = RecordingLogSink()
         options.scrubPII = true
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         for index in 0..<20 {
             analytics.track("Order Completed", properties: ["n": index, "buyer": "ann.lee@example.com", "card": "4111-1111-1111-1111"])
         }
@@ -33,7 +33,7 @@ import Testing
         }
 
         try await collector.script(fallback: ScriptedResponse(status: 200))
-        let again = MetaRouter.Analytics.instance(for: options)
+        let again = MetaRouter.Analytics.concreteInstance(for: options)
         await again.flushAndWait()
         let events = try await collector.acceptedEvents()
         #expect(events.compactMap(\.number) == Array(0..<20))

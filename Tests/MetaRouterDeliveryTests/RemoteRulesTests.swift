@@ -23,7 +23,7 @@ import Testing
         let logs: RecordingLogSink
 
         /// Polls (10 s at most) until the rules in force satisfy `condition`.
-        func waitForRules(_ condition: @escaping ((name: String, version: Int, source: RemoteRulesPlugin.Source)?) -> Bool) async -> Bool {
+        func waitForRules(_ condition: @escaping ((name: String, version: Int, source: RemoteRulesSource)?) -> Bool) async -> Bool {
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline {
                 if condition(await analytics.getDebugInfo().remoteRules) { return true }
@@ -73,9 +73,9 @@ import Testing
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = logs
         options.clock = clock
-        options.remoteRules = RemoteRulesPlugin.Options(
+        options.remoteRules = RemoteRulesOptions(
             url: ruleServer.appendingPathComponent("rules"), refreshInterval: 900, fallbackFile: fallback, expectedSHA256: pinned)
-        return Instance(analytics: MetaRouter.Analytics.instance(for: options), clock: clock, logs: logs)
+        return Instance(analytics: MetaRouter.Analytics.concreteInstance(for: options), clock: clock, logs: logs)
     }
 
     @Test func aFetchedSetAppliesIsStoredAndA304KeepsIt() async throws {

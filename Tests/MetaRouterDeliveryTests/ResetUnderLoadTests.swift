@@ -10,8 +10,8 @@ import Testing
     @Test func resetDuringUploadsReportsTruthfullyAndKeepsOrder() async throws {
         let harness = try await DeliveryHarness(realClock: SystemClock()) { options in
             options.upload.initialRetryDelay = 0.005
-            options.maxQueueEvents = 50_000
-            options.flushAt = 20
+            options.upload.maxQueueEvents = 50_000
+            options.upload.flushAt = 20
         }
         defer { harness.stop() }
         try await harness.collector.script(fallback: ScriptedResponse(delay: 0.005))

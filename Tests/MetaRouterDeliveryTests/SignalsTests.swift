@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    private func start(_ signals: SignalsPlugin.Configuration) async throws -> Instance {
+    private func start(_ signals: SignalsConfiguration) async throws -> Instance {
         let collector = try await Collector.start()
         let directory = try TemporaryDirectory()
         var options = InitOptions(writeKey: "signals-\(UUID())", ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
@@ -46,7 +46,7 @@ import Testing
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = RecordingLogSink()
         options.signals = signals
-        return Instance(analytics: MetaRouter.Analytics.instance(for: options), collector: collector, directory: directory)
+        return Instance(analytics: MetaRouter.Analytics.concreteInstance(for: options), collector: collector, directory: directory)
     }
 
     static let addToCart = """
@@ -62,7 +62,7 @@ import Testing
         """
 
     @Test func theSeedsAddToCartJoinsATapWithTheLastProductResponse() async throws {
-        let instance = try await start(SignalsPlugin.Configuration(generators: [try SignalGenerator.rules(Self.addToCart)]))
+        let instance = try await start(SignalsConfiguration(generators: [try SignalGenerator.rules(Self.addToCart)]))
         let analytics = instance.analytics
         analytics.emit(.network(.response, url: "https://shop.example/products/1", statusCode: 200, data: ["content": ["price": 10, "currency": "EUR", "id": "p1"]]))
         analytics.emit(.network(.response, url: "https://shop.example/products/2", statusCode: 200, data: ["content": ["price": 20, "id": "p2"]]))
@@ -90,7 +90,7 @@ import Testing
         #expect(rules.contains("generator \"Add To Cart\""))
         #expect(page.contains("data: [\"content\": [\"price\": 19.99, \"id\": \"p7\"]]"))
         #expect(page.contains(".interaction(component: \"button\", title: \"Add To Cart\")"))
-        let instance = try await start(SignalsPlugin.Configuration(generators: [try SignalGenerator.rules(rules)]))
+        let instance = try await start(SignalsConfiguration(generators: [try SignalGenerator.rules(rules)]))
         instance.analytics.emit(.network(.response, url: "https://shop.example/products/7", statusCode: 200,
                                          data: ["content": ["price": 19.99, "id": "p7"]]))
         instance.analytics.emit(.interaction(component: "button", title: "Add To Cart"))
@@ -106,7 +106,7 @@ import Testing
             let previous = buffer.find(before: signal, type: .navigation) { $0.data["action"] == "entering" }
             return [Event(type: .screen, name: screen, properties: ["from": previous?.data["screen"] ?? .null])]
         }
-        var configuration = SignalsPlugin.Configuration(generators: [screens])
+        var configuration = SignalsConfiguration(generators: [screens])
         configuration.maximumBufferSize = 5
         let instance = try await start(configuration)
         for screen in ["Home", "List", "Detail"] {
@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func signalsKeepTheirPlaceAmongTheCallsAndResetAndForgetClearThem() async throws {
-        var configuration = SignalsPlugin.Configuration()
+        var configuration = SignalsConfiguration()
         configuration.instrumentation = true
         let instance = try await start(configuration)
         let analytics = instance.analytics
@@ -147,7 +147,7 @@ import Testing
     }
 
     @Test func signalDataNestedTooDeepIsReportedAndLeftOut() async throws {
-        let instance = try await start(SignalsPlugin.Configuration())
+        let instance = try await start(SignalsConfiguration())
         var deep: JSON = "leaf"
         for _ in 0..<40 { deep = .array([deep]) }
         instance.analytics.emit(.userDefined(["deep": deep, "kept": 1]))
@@ -173,7 +173,7 @@ import Testing
             guard signal.type == .instrumentation else { return [] }
             return [Event(type: .track, event: "Echo", properties: ["of": signal.data["rawEvent"]?["event"] ?? .null])]
         }
-        var configuration = SignalsPlugin.Configuration(generators: [echo])
+        var configuration = SignalsConfiguration(generators: [echo])
         configuration.instrumentation = true
         let instance = try await start(configuration)
         instance.analytics.track("Original")
@@ -190,7 +190,7 @@ import Testing
         let receiver = try await Collector.start()
         defer { receiver.stop() }
         let webhook = WebhookSignalBroadcaster(url: receiver.baseURL.appendingPathComponent("signals"))
-        var configuration = SignalsPlugin.Configuration(broadcasters: [webhook])
+        var configuration = SignalsConfiguration(broadcasters: [webhook])
         configuration.relayCount = 3
         let instance = try await start(configuration)
         for index in 0..<7 { instance.analytics.emit(.userDefined(["n": .int(Int64(index))])) }
@@ -209,7 +209,7 @@ import Testing
     @Test func networkSignalsComeFromTheAppsOwnSessionAndNeverFromTheSDKsHosts() async throws {
         let api = try await Collector.start()
         defer { api.stop() }
-        var configuration = SignalsPlugin.Configuration()
+        var configuration = SignalsConfiguration()
         configuration.network = NetworkSignals.Options()
         let instance = try await start(configuration)
         let sessionConfiguration = URLSessionConfiguration.ephemeral

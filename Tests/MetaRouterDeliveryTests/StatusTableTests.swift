@@ -227,7 +227,7 @@ import Testing
     }
 
     @Test func queueCapDropsOldestAndCountsThem() async throws {
-        let harness = try await DeliveryHarness { $0.maxQueueEvents = 5 }
+        let harness = try await DeliveryHarness { $0.upload.maxQueueEvents = 5 }
         defer { harness.stop() }
         harness.track(8)
         await harness.client.flushAndWait()
@@ -239,7 +239,7 @@ import Testing
 
     @Test func retriedBatchSurvivesAQueueThatFillsUp() async throws {
         let harness = try await DeliveryHarness {
-            $0.maxQueueEvents = 4
+            $0.upload.maxQueueEvents = 4
             $0.upload.maxBatchSize = 2
         }
         defer { harness.stop() }

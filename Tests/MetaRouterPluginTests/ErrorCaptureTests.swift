@@ -14,7 +14,7 @@ import Testing
 
     @Test func anErrorBecomesAnEventWithItsTrail() async {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.instance(for: localOptions("errors-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("errors-\(UUID())", capture: capture))
         analytics.track("Cart Viewed")
         analytics.addBreadcrumb(Breadcrumb(category: "navigation", message: "checkout", level: .info, data: ["step": 2]))
         analytics.track("Checkout Started")
@@ -49,7 +49,7 @@ import Testing
         let clock = ManualClock()
         var options = localOptions("errors-repeat-\(UUID())", capture: capture)
         options.clock = clock
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         let here: @Sendable () -> Void = { analytics.captureError(PaymentError.declined) }
         let there: @Sendable () -> Void = { analytics.captureError(PaymentError.declined) }
         for _ in 0..<3 { SmallStack.run(here) }
@@ -71,13 +71,13 @@ import Testing
     @Test func theErrorsChannelBeforeSendErrorAndTheRateLimitDecide() async {
         let capture = CapturingDestination()
         var options = localOptions("errors-gates-\(UUID())", capture: capture)
-        options.errorCapture = ErrorCapturePlugin.Options(maxEventsPerMinute: 2, beforeSendError: { event in
+        options.errorCapture = ErrorCaptureOptions(maxEventsPerMinute: 2, beforeSendError: { event in
             guard event.properties?["drop"] == nil else { return nil }
             var changed = event
             changed.properties?["release"] = "1.2.3"
             return changed
         })
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         analytics.setConsent(ConsentState(analytics: false, errors: true))
         analytics.track("Not Collected")
         analytics.captureError(PaymentError.declined, properties: ["n": 1])
@@ -99,7 +99,7 @@ import Testing
         let capture = CapturingDestination()
         var options = localOptions("errors-ring-\(UUID())", capture: capture)
         options.breadcrumbCapacity = 3
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         for index in 0..<5 { analytics.track("Step \(index)") }
         analytics.captureError(PaymentError.declined)
         analytics.reset()

@@ -24,7 +24,7 @@ import Testing
         let logs = RecordingLogSink()
         var options = InitOptions(writeKey: "", ingestionHost: "ftp://nowhere", maxQueueEvents: -5, maxDiskEvents: -1)
         options.logSink = logs
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         analytics.track("dropped")
         analytics.identify("nobody")
         analytics.flush()
@@ -40,10 +40,10 @@ import Testing
 
     @Test func sameWriteKeyReturnsTheExistingInstance() async {
         let capture = CapturingDestination()
-        let first = MetaRouter.Analytics.instance(for: localOptions("facade-same-\(UUID())", capture: capture))
+        let first = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-same-\(UUID())", capture: capture))
         var again = first.options
         again.flushIntervalSeconds = 99
-        let second = MetaRouter.Analytics.instance(for: again)
+        let second = MetaRouter.Analytics.concreteInstance(for: again)
         #expect(first === second)
         #expect(second.options.flushIntervalSeconds == 10)
         await first.shutdown()
@@ -52,8 +52,8 @@ import Testing
     @Test func instancesAreIndependent() async {
         let captureA = CapturingDestination()
         let captureB = CapturingDestination()
-        let a = MetaRouter.Analytics.instance(for: localOptions("facade-a-\(UUID())", capture: captureA))
-        let b = MetaRouter.Analytics.instance(for: localOptions("facade-b-\(UUID())", capture: captureB))
+        let a = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-a-\(UUID())", capture: captureA))
+        let b = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-b-\(UUID())", capture: captureB))
         a.identify("alice")
         b.track("anonymous in b")
         a.track("from a")
@@ -76,7 +76,7 @@ import Testing
         options.maxDiskEvents = 500
         options.maxDiskBytes = 1_000_000
         options.storageDirectory = directory.url
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         let info = await analytics.getDebugInfo()
         #expect(info.queueLimit == QueueLimit(storage: .disk, maxEvents: 500, maxBytes: 1_000_000))
         #expect(info.description.contains("queueLimit: 500 events (disk)"))
@@ -88,7 +88,7 @@ import Testing
         var options = localOptions("facade-debug-wk-9876", capture: capture)
         options.defaultPlugins = .all
         options.flushIntervalSeconds = 30
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         analytics.identify("u-debug")
         analytics.group("g-debug")
         analytics.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
@@ -119,7 +119,7 @@ import Testing
 
     @Test func advertisingIdSetBeforeReadyIsApplied() async {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.instance(for: localOptions("facade-idfa-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-idfa-\(UUID())", capture: capture))
         analytics.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
         analytics.track("after")
         await analytics.client.settle()
@@ -133,7 +133,7 @@ import Testing
             let total: Double
         }
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.instance(for: localOptions("facade-typed-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-typed-\(UUID())", capture: capture))
         let interface: AnalyticsInterface = analytics
         interface.track("Order Completed", properties: Order(orderId: "o1", total: 19.99))
         interface.track("Untyped", properties: ["a": 1])

@@ -22,7 +22,7 @@ import Testing
         for loopback in ["http://127.0.0.1:9000", "http://127.1.2.3", "http://localhost:8080/p", "http://[::1]:8080"] {
             #expect(errors(loopback).isEmpty, "\(loopback)")
         }
-        let inert = MetaRouter.Analytics.instance(for: InitOptions(writeKey: "insecure-\(UUID())", ingestionHost: "http://ingest.example.com"))
+        let inert = MetaRouter.Analytics.concreteInstance(for: InitOptions(writeKey: "insecure-\(UUID())", ingestionHost: "http://ingest.example.com"))
         #expect(inert.configurationError?.contains("clear text") == true)
     }
 

@@ -16,14 +16,14 @@ import Testing
         options.plugins = {
             // Re-entering the registry from inside the factory deadlocked when the factory ran
             // under the registry's lock.
-            _ = MetaRouter.Analytics.instance(for: innerOptions)
+            _ = MetaRouter.Analytics.concreteInstance(for: innerOptions)
             return [handoff.plugin]
         }
         let frozenOptions = options
         let made = DispatchSemaphore(value: 0)
         let box = Locked<MetaRouterClient?>(nil)
         Thread.detachNewThread {
-            box.withLock { $0 = MetaRouter.Analytics.instance(for: frozenOptions) }
+            box.withLock { $0 = MetaRouter.Analytics.concreteInstance(for: frozenOptions) }
             made.signal()
         }
         #expect(made.wait(timeout: .now() + 10) == .success, "instance(for:) deadlocked")
@@ -32,6 +32,6 @@ import Testing
         await client.client.settle()
         #expect(capture.events.last?.event == "Works")
         await client.shutdown()
-        await MetaRouter.Analytics.instance(for: innerOptions).shutdown()
+        await MetaRouter.Analytics.concreteInstance(for: innerOptions).shutdown()
     }
 }

@@ -10,7 +10,7 @@ import Testing
         var options = localOptions(writeKey, capture: capture, logs: logs)
         options.keyValueStore = store
         options.identityMode = .perCall
-        return (MetaRouter.Analytics.instance(for: options), capture)
+        return (MetaRouter.Analytics.concreteInstance(for: options), capture)
     }
 
     @Test func eventsCarryOnlyTheirOwnIdentityAndNothingIsPersisted() async {
@@ -58,7 +58,7 @@ import Testing
     @Test func lifecycleEventsNeedADeviceIdentity() async {
         var options = InitOptions(writeKey: "per-call-lifecycle", ingestionHost: "https://in.example.com", trackLifecycleEvents: true)
         options.identityMode = .perCall
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         #expect(analytics.configurationError?.contains("identityMode .perCall") == true)
     }
 }

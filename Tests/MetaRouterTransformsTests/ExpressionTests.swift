@@ -8,7 +8,7 @@ import Testing
 private let order = Event(
     type: .track, anonymousId: "anon-1", userId: "User-42", event: "Order Completed",
     properties: [
-        "total": 120, "price": 19.99, "currency": "EUR", "coupon": nil, "tags": ["sale", "dark-mode"],
+        "total": 120, "price": 19.99, "currency": "EUR", "coupon": .null, "tags": ["sale", "dark-mode"],
         "product": ["name": "Trail Shoe", "sku": "SHOE-1"], "product name": "spaced", "count": 1.0,
     ],
     context: ["device": ["type": "ios"]])

@@ -177,7 +177,7 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
         let seeds = ["rule { when event = \"x\" and properties.a > 1 set properties.b = concat(event, \"!\") }",
                      "rule { move properties.a to context.b\n allow properties.items: [a]\n sample 50% by userId }"]
         let events: [Event] = [
-            Event(type: .track, event: "x", properties: ["a": 2, "items": [["a": 1, "b": 2]], "n": nil]),
+            Event(type: .track, event: "x", properties: ["a": 2, "items": [["a": 1, "b": 2]], "n": .null]),
             Event(type: .identify, userId: "u", traits: ["a": ["b": ["c": [1, 2, 3]]]]),
             Event(type: .screen, name: "S", properties: ["a": "text", "b": 1.5]),
         ]

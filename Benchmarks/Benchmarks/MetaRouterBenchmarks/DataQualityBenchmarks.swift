@@ -2,13 +2,14 @@
 import Foundation
 import MetaRouter
 @_spi(Benchmarks) import MetaRouterErrors
+@_spi(Benchmarks) import MetaRouterPrivacy
 
 /// The data-quality plugins on the executor: PII scrubbing, the tracking plan, breadcrumbs.
 func registerDataQualityBenchmarks() {
     // PII scrubbing on the executor: the plugin's whole hook for a track event with five
     // properties and no personal data (the common case), scrubbing on.
     Benchmark("pii scrubbing, 5 properties, no PII", configuration: .init(scalingFactor: .mega, maxIterations: 20)) { benchmark in
-        let plugin = PIIScrubPlugin(enabled: true)
+        let plugin = PrivacyBenchmarkHooks.scrubber()
         let event = sampleEvent()
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { blackHole(plugin.execute(event: event)) }
@@ -41,14 +42,12 @@ func registerDataQualityBenchmarks() {
         "breadcrumbs: add one, and the one a track leaves\(crashCapture ? ", crash capture on" : "")",
         configuration: .init(scalingFactor: .mega, maxIterations: 20)
     ) { benchmark in
-        let plugin = BreadcrumbsPlugin(capacity: 50)
-        let crashes = CrashReportPlugin(directory: benchDirectory())
-        if crashCapture { ErrorsBenchmarkHooks.connect(plugin, to: crashes) }
+        let (plugin, add) = ErrorsBenchmarkHooks.breadcrumbs(capacity: 50, crashDirectory: crashCapture ? benchDirectory() : nil)
         let crumb = Breadcrumb(category: "navigation", message: "checkout", data: ["step": 2])
         let event = sampleEvent()
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations {
-            if index & 1 == 0 { plugin.add(crumb) } else { blackHole(plugin.track(event: event)) }
+            if index & 1 == 0 { add(crumb) } else { blackHole(plugin.track(event: event)) }
         }
         benchmark.stopMeasurement()
     }

@@ -12,7 +12,7 @@ private func fiveProperties() -> [String: Any] {
 
 func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
     var configuration = Configuration(
-        writeKey: "bench", logger: AnalyticsLogger(sink: StandardErrorLogSink(), minimumLevel: .error),
+        writeKey: "bench", logger: AnalyticsLogger(minimumLevel: .error),
         application: ApplicationInfo(name: "bench", version: "1.0", build: "1"))
     configuration.maxPendingEvents = .max
     return AnalyticsClient(
@@ -54,10 +54,10 @@ private func sampleEventPayload() -> [UInt8] {
 func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) -> (AnalyticsClient, MetaRouterDestination) {
     var options = MetaRouterDestination.Options(ingestionHost: URL(string: "https://bench.invalid")!)
     options.transport = transport
-    options.maxQueueEvents = 1_000_000
-    options.flushAt = 100
+    options.upload.maxQueueEvents = 1_000_000
+    options.upload.flushAt = 100
     if disk {
-        var log = DiskEventStore.Options(directory: directory)
+        var log = DiskLogOptions(directory: directory)
         log.maxEvents = 1_000_000
         log.maxBytes = 1 << 30
         options.disk = log
@@ -189,30 +189,30 @@ let benchmarks: @Sendable () -> Void = {
     ) { benchmark in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory)) else { return }
+        guard let log = DeliveryBenchmarkHooks.openDiskLog(directory: directory) else { return }
         let payload = sampleEventPayload()
         var payloadBytes = 0
         for index in 0..<100_000 {
-            _ = store.append(QueuedEvent(messageId: "\(UUID().uuidString)", timestamp: Date(), payload: payload))
+            log.append(messageId: "\(UUID().uuidString)", payload: payload)
             payloadBytes += payload.count
-            if index % 20 == 19 { store.commit() }
-            if index % 100 == 99, let batch = store.nextBatch(maxCount: 100, maxBytes: .max) { store.acknowledge(batch) }
+            if index % 20 == 19 { log.commit() }
+            if index % 100 == 99 { log.deliverBatch(maxCount: 100) }
         }
-        store.commit()
-        benchmark.measurement(.custom("written / payload ×1000", useScalingFactor: false), DeliveryBenchmarkHooks.bytesWritten(by: store) * 1000 / payloadBytes)
+        log.commit()
+        benchmark.measurement(.custom("written / payload ×1000", useScalingFactor: false), log.bytesWritten * 1000 / payloadBytes)
     }
 
     // Executor cost of the disk log per event: append plus a grouped commit every 20 events.
     Benchmark("disk log append + grouped commit", configuration: .init(scalingFactor: .kilo, maxIterations: 200)) { benchmark in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory)) else { return }
+        guard let log = DeliveryBenchmarkHooks.openDiskLog(directory: directory) else { return }
         let payload = sampleEventPayload()
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations {
-            _ = store.append(QueuedEvent(messageId: "1795306645877-2EF92BC2-FC1E-4573-99EC-74F03062938A", timestamp: Date(), payload: payload))
-            if index % 20 == 19 { store.commit() }
-            if index % 100 == 99, let batch = store.nextBatch(maxCount: 100, maxBytes: .max) { store.acknowledge(batch) }
+            log.append(messageId: "1795306645877-2EF92BC2-FC1E-4573-99EC-74F03062938A", payload: payload)
+            if index % 20 == 19 { log.commit() }
+            if index % 100 == 99 { log.deliverBatch(maxCount: 100) }
         }
         benchmark.stopMeasurement()
     }
@@ -226,12 +226,12 @@ let benchmarks: @Sendable () -> Void = {
         defer { try? FileManager.default.removeItem(at: directory) }
         let payload = sampleEventPayload()
         do {
-            guard let store = try? DiskEventStore(options: DiskEventStore.Options(directory: directory)) else { return }
-            for _ in 0..<10_000 { _ = store.append(QueuedEvent(messageId: "\(UUID().uuidString)", timestamp: Date(), payload: payload)) }
-            store.sync()
+            guard let log = DeliveryBenchmarkHooks.openDiskLog(directory: directory) else { return }
+            for _ in 0..<10_000 { log.append(messageId: "\(UUID().uuidString)", payload: payload) }
+            log.sync()
         }
         benchmark.startMeasurement()
-        let reopened = try? DiskEventStore(options: DiskEventStore.Options(directory: directory))
+        let reopened = DeliveryBenchmarkHooks.openDiskLog(directory: directory)
         benchmark.stopMeasurement()
         blackHole(reopened?.count)
     }
@@ -268,8 +268,8 @@ let benchmarks: @Sendable () -> Void = {
         guard let collector = try? LoopbackCollector() else { return }
         defer { collector.stop() }
         var options = MetaRouterDestination.Options(ingestionHost: collector.url)
-        options.flushAt = 100
-        options.maxQueueEvents = 100_000
+        options.upload.flushAt = 100
+        options.upload.maxQueueEvents = 100_000
         let destination = MetaRouterDestination(options: options)
         let configuration = benchConfiguration()
         let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])

@@ -22,7 +22,7 @@ func registerSignalsBenchmarks() {
                 set properties.price = product.data.content.price
             }
             """)
-        options.signals = SignalsPlugin.Configuration(generators: rules.map { [$0] } ?? [])
+        options.signals = SignalsConfiguration(generators: rules.map { [$0] } ?? [])
         let analytics = MetaRouter.Analytics.instance(for: options)
         let signal = SignalContent.interaction(component: "button", title: "Details")
         benchmark.startMeasurement()

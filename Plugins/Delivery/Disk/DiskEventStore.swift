@@ -1,6 +1,30 @@
 import Foundation
 import MetaRouterCore
 
+/// Where and how much.
+public struct DiskLogOptions: Sendable {
+    /// The directory the log owns (created 0700).
+    public var directory: URL
+    /// Events kept at most; the oldest go first.
+    public var maxEvents = Defaults.maxDiskEvents
+    /// Bytes of queued events' records kept at most; the oldest go first. The log's files
+    /// stay within this plus a segment (``segmentBytes``, which a commit may overrun) while
+    /// the pending batch is at most a quarter of a segment (`Docs/Persistence.md`).
+    public var maxBytes = Defaults.maxDiskBytes
+    /// Events that have been on this device longer than this — measured from when each was
+    /// written to the log, not by its timestamp, and not by the wall clock alone — are
+    /// dropped when the log is opened.
+    public var maxAge = Defaults.maxDiskAgeSeconds
+    /// A new segment is started once the active one is this large.
+    package var segmentBytes = 1024 * 1024
+    /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and
+    /// those just written); the other events are read back from disk when needed.
+    package var residentBytes = 1024 * 1024
+
+    /// Options for `directory` with the defaults.
+    public init(directory: URL) { self.directory = directory }
+}
+
 /// The durable queue: an append-only log of checksummed records in segment files, so no event
 /// the executor accepted is lost to a crash, a `kill -9` or an outage.
 ///
@@ -20,30 +44,8 @@ import MetaRouterCore
 ///   are batched, evicted or removed (see `DiskEventStore+Residency.swift`).
 ///
 /// With the disk on, the queue holds up to ``Options/maxEvents`` events, all of them on disk.
-public final class DiskEventStore: EventStore {
-    /// Where and how much.
-    public struct Options: Sendable {
-        /// The directory the log owns (created 0700).
-        public var directory: URL
-        /// Events kept at most; the oldest go first.
-        public var maxEvents = Defaults.maxDiskEvents
-        /// Bytes of queued events' records kept at most; the oldest go first. The log's files
-        /// stay within this plus a segment (``segmentBytes``, which a commit may overrun) while
-        /// the pending batch is at most a quarter of a segment (`Docs/Persistence.md`).
-        public var maxBytes = Defaults.maxDiskBytes
-        /// Events that have been on this device longer than this — measured from when each was
-        /// written to the log, not by its timestamp, and not by the wall clock alone — are
-        /// dropped when the log is opened.
-        public var maxAge = Defaults.maxDiskAgeSeconds
-        /// A new segment is started once the active one is this large.
-        package var segmentBytes = 1024 * 1024
-        /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and
-        /// those just written); the other events are read back from disk when needed.
-        package var residentBytes = 1024 * 1024
-
-        /// Options for `directory` with the defaults.
-        public init(directory: URL) { self.directory = directory }
-    }
+package final class DiskEventStore: EventStore {
+    package typealias Options = DiskLogOptions
 
     /// What opening the log found.
     package struct RecoveryReport: Sendable, Hashable {
@@ -135,7 +137,7 @@ public final class DiskEventStore: EventStore {
     /// Opens (and recovers) the log in `options.directory`, or throws when another process
     /// holds it or it cannot be created. `clock` measures how long records have been on the
     /// device (``Options/maxAge``).
-    public init(options: Options, clock: any AnalyticsClock = SystemClock(), logger: AnalyticsLogger? = nil) throws {
+    package init(options: Options, clock: any AnalyticsClock = SystemClock(), logger: AnalyticsLogger? = nil) throws {
         self.options = options
         self.logger = logger
         self.clock = clock
@@ -152,16 +154,16 @@ public final class DiskEventStore: EventStore {
     }
 
     /// Events held, the pending batch included.
-    public var count: Int { entries.count - head + (pending?.entries.count ?? 0) }
+    package var count: Int { entries.count - head + (pending?.entries.count ?? 0) }
 
     /// Bytes written to segment files since the log was opened.
     package var bytesWritten: Int { files.bytesWritten }
 
     /// Whether records are waiting for ``commit()`` (or the log waits to be restored).
-    public var hasUncommittedRecords: Bool { !buffer.isEmpty || !pendingRemovals.isEmpty || fault != nil }
+    package var hasUncommittedRecords: Bool { !buffer.isEmpty || !pendingRemovals.isEmpty || fault != nil }
 
     /// Logs and queues the event, evicting the oldest non-pending ones beyond the caps.
-    public func append(_ event: QueuedEvent) -> [QueuedEvent] {
+    package func append(_ event: QueuedEvent) -> [QueuedEvent] {
         let size = LogRecord.eventSize(messageId: event.messageId, payloadCount: event.payload.count)
         var evictedCount = 0
         var retained = recordBytes
@@ -200,7 +202,7 @@ public final class DiskEventStore: EventStore {
     }
 
     /// The pending batch, or a new one from the head (its key is logged with it).
-    public func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
+    package func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
         if let pending { return pending.batch }
         while head < entries.count {
             var taking = 0
@@ -225,14 +227,14 @@ public final class DiskEventStore: EventStore {
     }
 
     /// The pending batch is done with: its events leave the log.
-    public func acknowledge(_ batch: PendingBatch) {
+    package func acknowledge(_ batch: PendingBatch) {
         guard let current = pending, current.batch.idempotencyKey == batch.idempotencyKey else { return }
         pending = nil
         forget(current.entries)
     }
 
     /// The pending batch's events go back to the head, to be batched again under a new key.
-    public func release(_ batch: PendingBatch) {
+    package func release(_ batch: PendingBatch) {
         guard let current = pending, current.batch.idempotencyKey == batch.idempotencyKey else { return }
         pending = nil
         entries.replaceSubrange(0..<head, with: current.entries)
@@ -241,7 +243,7 @@ public final class DiskEventStore: EventStore {
     }
 
     /// Empties the queue and deletes the segment files, starting a fresh one.
-    public func removeAll() -> [QueuedEvent] {
+    package func removeAll() -> [QueuedEvent] {
         let removed = (pending?.entries ?? []) + takeFromHead(entries.count - head)
         entries = []
         head = 0
@@ -266,7 +268,7 @@ public final class DiskEventStore: EventStore {
 
     /// Writes and `fsync`s what is buffered, closes the segment and gives up the directory's
     /// lock, so another instance (in this process or another) can open the log.
-    public func close() {
+    package func close() {
         guard !closed else { return }
         sync()
         if var current = fault {
@@ -284,7 +286,7 @@ public final class DiskEventStore: EventStore {
     /// Commits, then `fsync`s the active segment on a background queue (through a duplicate
     /// descriptor, so rolling the segment meanwhile is safe). Requests made while one is
     /// pending are folded into it.
-    public func requestSync() {
+    package func requestSync() {
         commit()
         checkActiveSegment()
         files.syncInBackground()
@@ -293,7 +295,7 @@ public final class DiskEventStore: EventStore {
     /// Writes the records gathered since the last commit in one go (the removals gathered since
     /// too, as one record); rolls segments and deletes dead ones. While the log is faulted,
     /// tries to restore it instead (with backoff).
-    public func commit() {
+    package func commit() {
         guard !closed else { return }
         if fault != nil { return restoreIfDue() }
         if !pendingRemovals.isEmpty {
@@ -318,7 +320,7 @@ public final class DiskEventStore: EventStore {
     }
 
     /// Commits and flushes the active segment to stable storage.
-    public func sync() {
+    package func sync() {
         commit()
         checkActiveSegment()
         files.sync()

@@ -62,19 +62,19 @@ public protocol HTTPTransport: Sendable {
 
 /// A transport that holds resources (a session, a kept connection) to release when its
 /// destination shuts down.
-public protocol InvalidatableHTTPTransport: HTTPTransport {
+package protocol InvalidatableHTTPTransport: HTTPTransport {
     /// Lets requests already handed over finish, then releases the resources.
     func invalidate()
 }
 
 /// The transports the SDK ships.
 public enum HTTPTransports {
-    /// What a destination uses when none is given: ``CurlTransport`` on Linux (where
-    /// FoundationNetworking's URLSession stalls under load, see its documentation), and
-    /// ``URLSessionTransport`` elsewhere or where libcurl cannot be loaded. `timeout` bounds
-    /// the URLSession's requests; ``CurlTransport`` bounds each by its own
-    /// ``TransportRequest/timeout``, which delivery sets to the same value.
-    public static func standard(timeout: TimeInterval) -> any InvalidatableHTTPTransport {
+    /// What a destination uses when none is given: libcurl on Linux (where
+    /// FoundationNetworking's URLSession stalls under load), and `URLSession` elsewhere or where
+    /// libcurl cannot be loaded. `timeout` bounds the URLSession's requests; the libcurl
+    /// transport bounds each by its own ``TransportRequest/timeout``, which delivery sets to
+    /// the same value. See `Docs/Delivery.md`.
+    public static func standard(timeout: TimeInterval) -> any HTTPTransport {
         standard(timeout: timeout, maxResponseBytes: Defaults.maxResponseBytes)
     }
 
@@ -100,13 +100,13 @@ public enum HTTPTransports {
 /// On Linux, where ``CurlTransport`` is the default, every request of this transport carries
 /// `Connection: close`: when a server drops a reused keep-alive connection, FoundationNetworking
 /// never completes the task; on a fresh connection the same drop is a prompt, retryable error.
-public final class URLSessionTransport: InvalidatableHTTPTransport {
+package final class URLSessionTransport: InvalidatableHTTPTransport {
     private let session: URLSession
     private let receiver: ResponseReceiver
 
     /// A transport whose requests give up after `timeout` seconds and that keeps at most
     /// `maxResponseBytes` of a response body.
-    public init(timeout: TimeInterval = Defaults.requestTimeoutSeconds, maxResponseBytes: Int = Defaults.maxResponseBytes) {
+    package init(timeout: TimeInterval = Defaults.requestTimeoutSeconds, maxResponseBytes: Int = Defaults.maxResponseBytes) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
@@ -119,13 +119,13 @@ public final class URLSessionTransport: InvalidatableHTTPTransport {
     }
 
     /// Lets requests in flight finish, then releases the session (at shutdown).
-    public func invalidate() {
+    package func invalidate() {
         session.finishTasksAndInvalidate()
     }
 
     /// Sends the request with a data task; cancels it only when its body outgrows the limit,
     /// and only on Apple platforms.
-    public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
+    package func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body

@@ -15,9 +15,9 @@ import MetaRouterCore
 ///
 /// Files live in `directory` (the instance's `crash` folder); only files this plugin created
 /// are ever removed.
-public final class CrashReportPlugin: Plugin {
+package final class CrashReportPlugin: Plugin {
     /// Sees no events.
-    public let type = PluginType.utility
+    package let type = PluginType.utility
     /// Where the record files live.
     package let directory: URL
     /// The breadcrumb slots the handler copies (the last `breadcrumbCapacity`, at most 100).
@@ -26,7 +26,7 @@ public final class CrashReportPlugin: Plugin {
     private var fd: Int32 = -1
 
     /// Crash capture writing into `directory`, keeping `breadcrumbCapacity` breadcrumbs.
-    public init(directory: URL, breadcrumbCapacity: Int = 50) {
+    package init(directory: URL, breadcrumbCapacity: Int = 50) {
         self.directory = directory
         slots = CrashBreadcrumbSlots(count: breadcrumbCapacity)
     }
@@ -36,7 +36,7 @@ public final class CrashReportPlugin: Plugin {
     private var recordFile: URL { directory.appendingPathComponent("crash.record") }
 
     /// Sets the last run's record aside, then installs and registers.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         let files = FileManager.default
         do {
             try files.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -82,7 +82,7 @@ public final class CrashReportPlugin: Plugin {
 
     /// Withdraws the registration and removes the (empty) record file: a clean shutdown is
     /// not a crash.
-    public func shutdown() {
+    package func shutdown() {
         withdraw()
         try? FileManager.default.removeItem(at: recordFile)
     }

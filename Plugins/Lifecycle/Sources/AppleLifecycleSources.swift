@@ -7,14 +7,14 @@ import UIKit
 /// UIApplication still posts the app-level notifications). Thin glue over
 /// `LifecycleStateMachine`. In an app extension, where there is no `UIApplication`, it reports
 /// the launch and observes nothing.
-public final class UIKitLifecycleSource: LifecycleSource {
+package final class UIKitLifecycleSource: LifecycleSource {
     private let observers = ObserverTokens()
 
     /// A source reading `UIApplication` notifications.
-    public init() {}
+    package init() {}
 
     /// Reports the launch state, then the notifications.
-    public func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
+    package func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
         // A task on the main actor rather than `MainActor.assumeIsolated`, which older
         // runtimes may not honour outside a task.
         Task { @MainActor in
@@ -35,12 +35,12 @@ public final class UIKitLifecycleSource: LifecycleSource {
     }
 
     /// Stops observing.
-    public func stop() { observers.removeAll() }
+    package func stop() { observers.removeAll() }
 
     /// Asks iOS for background time (`beginBackgroundTask`) until the returned closure is
     /// called or the time runs out; nothing in an app extension. Both ends run on the main
     /// actor; an end that comes first makes the begin end at once.
-    public func beginFinishingWork(named name: String) -> @Sendable () -> Void {
+    package func beginFinishingWork(named name: String) -> @Sendable () -> Void {
         let task = Locked(BackgroundTask())
         Task { @MainActor in
             guard let application = UIKitApplication.shared() else { return }
@@ -78,14 +78,14 @@ public final class UIKitLifecycleSource: LifecycleSource {
 import AppKit
 
 /// AppKit's lifecycle (macOS): launch, activation, hiding and termination.
-public final class AppKitLifecycleSource: LifecycleSource {
+package final class AppKitLifecycleSource: LifecycleSource {
     private let observers = ObserverTokens()
 
     /// A source reading `NSApplication` notifications.
-    public init() {}
+    package init() {}
 
     /// Reports the launch, then the notifications.
-    public func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
+    package func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
         handler(.launched(inBackground: false))
         let center = NotificationCenter.default
         let pairs: [(Notification.Name, LifecycleTransition)] = [
@@ -100,7 +100,7 @@ public final class AppKitLifecycleSource: LifecycleSource {
     }
 
     /// Stops observing.
-    public func stop() { observers.removeAll() }
+    package func stop() { observers.removeAll() }
 }
 #endif
 

@@ -14,18 +14,18 @@ import Darwin
 /// reported by `shutdown()`; opt in to `signals` (e.g. `[SIGTERM, SIGINT]`) to have the SDK
 /// deliver what is queued when one arrives, then let the signal end the process. A signal whose
 /// handler the host installed is left alone: the host calls `shutdown()` itself.
-public final class ServerProcessLifecycleSource: LifecycleSource {
+package final class ServerProcessLifecycleSource: LifecycleSource {
     private let signals: [Int32]
     private let tokens = Locked<[(signal: Int32, token: UInt64)]>([])
 
     /// A source that handles `signals` the host has not claimed.
-    public init(terminateOnSignals signals: [Int32] = []) {
+    package init(terminateOnSignals signals: [Int32] = []) {
         self.signals = signals
     }
 
     /// Reports `launched`, then watches the signals. Every instance that asks for a signal is
     /// told when it arrives; the process ends once all of them have drained.
-    public func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
+    package func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
         handler(.launched(inBackground: false))
         for number in signals {
             guard let token = SignalHub.shared.watch(number, handler: { handler(.willTerminate(signal: number)) }) else { continue }
@@ -35,7 +35,7 @@ public final class ServerProcessLifecycleSource: LifecycleSource {
 
     /// Stops watching the signals; when no instance watches one any more, its earlier
     /// disposition is restored.
-    public func stop() {
+    package func stop() {
         let taken = tokens.withLock { tokens -> [(signal: Int32, token: UInt64)] in
             defer { tokens = [] }
             return tokens

@@ -90,7 +90,7 @@ package indirect enum JSONSchema: Sendable {
     /// A schema that cannot be compiled, with where and why.
     package struct CompileError: Error, Sendable, CustomStringConvertible {
         /// Where in the schema.
-        public var path: String
+        package var path: String
         /// Why.
         package var message: String
         /// `path: message`.

@@ -25,6 +25,16 @@ public struct PlanViolationReport: Sendable {
     public var action: Action
 }
 
+/// What to do with an event that breaks the plan.
+public enum TrackingPlanMode: String, Sendable {
+    /// Deliver, report.
+    case report
+    /// Remove what the plan does not allow, deliver, report.
+    case strip
+    /// Drop, report.
+    case block
+}
+
 /// Enforces a ``TrackingPlan`` on the device, before anything is queued: `report` delivers
 /// the event and reports what is wrong; `strip` removes the top-level properties (or traits)
 /// the plan does not allow — not listed under `additionalProperties: false`, or with a value
@@ -35,23 +45,15 @@ public struct PlanViolationReport: Sendable {
 ///
 /// A `before` plugin after consent, super properties and scrubbing, so it checks what would be
 /// sent. The plan can be replaced at run time, in call order (``setPlan(_:)``).
-public final class TrackingPlanPlugin: Plugin {
-    /// What to do with an event that breaks the plan.
-    public enum Mode: String, Sendable {
-        /// Deliver, report.
-        case report
-        /// Remove what the plan does not allow, deliver, report.
-        case strip
-        /// Drop, report.
-        case block
-    }
+package final class TrackingPlanPlugin: Plugin {
+    package typealias Mode = TrackingPlanMode
 
     /// Runs among the `before` plugins.
-    public let type = PluginType.before
+    package let type = PluginType.before
     /// The plan in force (`nil`: nothing is checked).
     package private(set) var plan: TrackingPlan?
     /// What is done with violations.
-    public var mode: Mode
+    package var mode: Mode
     /// Violations found so far.
     package private(set) var violationCount = 0
     /// Events dropped by the plan so far.
@@ -64,20 +66,20 @@ public final class TrackingPlanPlugin: Plugin {
     static let maximumLogged = 1024
 
     /// A plugin enforcing `plan` in `mode`, calling `onViolation` for each event that breaks it.
-    public init(plan: TrackingPlan?, mode: Mode = .report, onViolation: (@Sendable (PlanViolationReport) -> Void)? = nil) {
+    package init(plan: TrackingPlan?, mode: Mode = .report, onViolation: (@Sendable (PlanViolationReport) -> Void)? = nil) {
         self.plan = plan
         self.mode = mode
         self.onViolation = onViolation
     }
 
     /// Keeps the client for logging.
-    public func configure(analytics: AnalyticsClient) { self.analytics = analytics }
+    package func configure(analytics: AnalyticsClient) { self.analytics = analytics }
 
     /// Replaces the plan (call it on the executor: `setTrackingPlan(_:)` does).
     package func setPlan(_ newPlan: TrackingPlan?) { plan = newPlan }
 
     /// Checks the event against the plan and acts on the mode.
-    public func execute(event: Event) -> Event? {
+    package func execute(event: Event) -> Event? {
         guard let plan else { return event }
         let violations = plan.violations(of: event)
         guard !violations.isEmpty else { return event }

@@ -8,7 +8,7 @@ extension AnalyticsClient {
     }
 
     /// Records a user action with typed properties (any `Encodable` that encodes as an object).
-    public func track<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
+    package func track<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(properties) { return track(name, properties: plain, options: options) }
         guard acceptsEventName(name) else { return }
         if let json = PlainValues.json(properties) {
@@ -24,7 +24,7 @@ extension AnalyticsClient {
     }
 
     /// Sets the current user with typed traits.
-    public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions? = nil) {
+    package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(traits) { return identify(userId, traits: plain, options: options) }
         guard acceptsIdentifier(userId, call: "identify") else { return }
         if let json = PlainValues.json(traits) {
@@ -39,7 +39,7 @@ extension AnalyticsClient {
     }
 
     /// Records a screen view with typed properties.
-    public func screen<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
+    package func screen<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(properties) { return screen(name, properties: plain, options: options) }
         if let json = PlainValues.json(properties) {
             return process(events.attaching(json, to: events.view(.screen, name, properties: nil, options: options), target: .properties))
@@ -53,7 +53,7 @@ extension AnalyticsClient {
     }
 
     /// Records a page view with typed properties.
-    public func page<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
+    package func page<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(properties) { return page(name, properties: plain, options: options) }
         if let json = PlainValues.json(properties) {
             return process(events.attaching(json, to: events.view(.page, name, properties: nil, options: options), target: .properties))
@@ -68,7 +68,7 @@ extension AnalyticsClient {
     }
 
     /// Sets the current group with typed traits.
-    public func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
+    package func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
         if let plain = PlainValues.dictionary(traits) { return group(groupId, traits: plain, options: options) }
         guard acceptsIdentifier(groupId, call: "group") else { return }
         if let json = PlainValues.json(traits) {

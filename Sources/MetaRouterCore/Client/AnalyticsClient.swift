@@ -60,10 +60,10 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// The logger of this client.
-    public var logger: AnalyticsLogger { configuration.logger }
+    package var logger: AnalyticsLogger { configuration.logger }
 
     /// Where the client is in its life.
-    public var lifecycle: ClientLifecycle { status.withLock { $0.lifecycle } }
+    package var lifecycle: ClientLifecycle { status.withLock { $0.lifecycle } }
 
     /// Why the client was disabled, when it was.
     package var disabledReason: String? { status.withLock { $0.disabledReason } }
@@ -109,7 +109,7 @@ public final class AnalyticsClient: Sendable {
     /// a network answer, a timer. Delivery uses it so that under a flood of calls its upload
     /// answers are not queued behind thousands of events. Work that must see exactly the
     /// events submitted before it (identity changes, `flush`, `reset`) uses ``perform(_:)``.
-    public func performPromptly(_ work: @escaping @Sendable (Timeline) -> Void) {
+    package func performPromptly(_ work: @escaping @Sendable (Timeline) -> Void) {
         executor.submitPromptly(work)
     }
 
@@ -202,7 +202,7 @@ public final class AnalyticsClient: Sendable {
     /// `false` when one timed out, or events are left only in memory (the disk log could not
     /// be written, or it is off and the host did not take them).
     @discardableResult
-    public func shutdown(timeout: TimeInterval = 10) async -> Bool {
+    public func shutdown(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
         status.withLock { if $0.lifecycle != .disabled { $0.lifecycle = .shutDown } }
         executor.refuseEvents()
         let undurable = Locked(0)

@@ -37,7 +37,7 @@ public struct Configuration: Sendable {
     public var application: ApplicationInfo
     /// When set, the client configures its plugins only once the gate reports protected data
     /// available; calls made before wait in memory, in order (iOS prewarming).
-    public var protectedData: (any ProtectedDataGate)?
+    package var protectedData: (any ProtectedDataGate)?
     /// Events waiting for the executor at most (default 50,000, about 75 MB). Beyond it, new
     /// events are dropped at the call and counted (``AnalyticsClient/overflowedEvents``), with
     /// one log line per 10 s: callers that outrun the pipeline for good cannot grow the heap

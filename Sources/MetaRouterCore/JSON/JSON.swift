@@ -69,7 +69,7 @@ extension JSON {
     }
 
     /// `true` for `null`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
@@ -80,12 +80,10 @@ extension JSON {
     }
 }
 
-extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+extension JSON: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    /// `null`.
-    public init(nilLiteral: ()) { self = .null }
     /// A Boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     /// An integer.

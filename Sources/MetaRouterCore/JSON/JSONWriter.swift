@@ -4,7 +4,7 @@ import Foundation
 /// same value always produces the same bytes.
 public enum JSONWriter {
     /// The JSON text of `value`.
-    public static func string(_ value: JSON) -> String {
+    package static func string(_ value: JSON) -> String {
         String(decoding: bytes(value), as: UTF8.self)
     }
 

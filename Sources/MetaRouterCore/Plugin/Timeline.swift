@@ -57,7 +57,7 @@ public final class Timeline {
     }
 
     /// Every plugin of type `T`, including those in destinations' sub-timelines.
-    public func findAll<T>(_ pluginType: T.Type) -> [T] {
+    package func findAll<T>(_ pluginType: T.Type) -> [T] {
         plugins.flatMap { plugin -> [T] in
             var found: [T] = (plugin as? T).map { [$0] } ?? []
             if let destination = plugin as? any DestinationPlugin {

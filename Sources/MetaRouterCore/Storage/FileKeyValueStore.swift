@@ -10,7 +10,7 @@ import Foundation
 /// - A file that exists but cannot be read (permissions, an I/O error) is reported once; the
 ///   store then keeps changes in memory only for this run, so the identity in that file is not
 ///   overwritten and is found again once it can be read.
-public final class FileKeyValueStore: KeyValueStore {
+package final class FileKeyValueStore: KeyValueStore {
     private struct State {
         var values: [String: String]?
         var writable = true
@@ -21,18 +21,18 @@ public final class FileKeyValueStore: KeyValueStore {
     private let state = Locked(State())
 
     /// Prepares the store at `file`; nothing is read until a value is asked for.
-    public init(file: URL, logger: AnalyticsLogger? = nil) {
+    package init(file: URL, logger: AnalyticsLogger? = nil) {
         self.file = file
         self.logger = logger
     }
 
     /// The stored string, or `nil`.
-    public func string(forKey key: String) -> String? {
+    package func string(forKey key: String) -> String? {
         state.withLock { loaded(&$0)[key] }
     }
 
     /// Stores or removes `value` and writes the file (unless the file could not be read).
-    public func set(_ value: String?, forKey key: String) {
+    package func set(_ value: String?, forKey key: String) {
         state.withLock { state in
             var current = loaded(&state)
             guard current[key] != value else { return }

@@ -26,17 +26,17 @@ public final class InMemoryKeyValueStore: KeyValueStore {
 }
 
 /// `UserDefaults`, the store on Apple platforms (the seed SDK's keys live there).
-public final class UserDefaultsKeyValueStore: KeyValueStore, @unchecked Sendable {  // UserDefaults is documented thread-safe
+package final class UserDefaultsKeyValueStore: KeyValueStore, @unchecked Sendable {  // UserDefaults is documented thread-safe
     private let defaults: UserDefaults
 
     /// Wraps `defaults` (`.standard` unless told otherwise).
-    public init(_ defaults: UserDefaults = .standard) { self.defaults = defaults }
+    package init(_ defaults: UserDefaults = .standard) { self.defaults = defaults }
 
     /// The stored string, or `nil`.
-    public func string(forKey key: String) -> String? { defaults.string(forKey: key) }
+    package func string(forKey key: String) -> String? { defaults.string(forKey: key) }
 
     /// Stores or removes `value`.
-    public func set(_ value: String?, forKey key: String) {
+    package func set(_ value: String?, forKey key: String) {
         if let value { defaults.set(value, forKey: key) } else { defaults.removeObject(forKey: key) }
     }
 }

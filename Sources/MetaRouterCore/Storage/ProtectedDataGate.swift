@@ -5,7 +5,7 @@
 /// would mint a new anonymousId over the real one and open an empty event log. With a gate, the
 /// client keeps every call in memory, in order, and configures its plugins only once the gate
 /// opens. Servers and macOS need none.
-public protocol ProtectedDataGate: Sendable {
+package protocol ProtectedDataGate: Sendable {
     /// Calls `body` once, from any thread, as soon as protected data is available — at once
     /// when it already is.
     func whenAvailable(_ body: @escaping @Sendable () -> Void)

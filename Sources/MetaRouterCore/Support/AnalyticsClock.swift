@@ -23,28 +23,23 @@ public protocol AnalyticsClock: Sendable {
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
 }
 
-extension AnalyticsClock {
-    /// A clock that only gives the wall clock waits by it.
-    public func uptime() -> TimeInterval { now().timeIntervalSinceReferenceDate }
-}
-
 /// Wall-clock time with Dispatch timers: no run loop or main queue needed, so it works in a
 /// Linux server process.
-public struct SystemClock: AnalyticsClock {
+@usableFromInline package struct SystemClock: AnalyticsClock {
     private static let timerQueue = DispatchQueue(label: "io.metarouter.clock", qos: .utility)
 
     /// Creates the clock.
-    public init() {}
+    @usableFromInline package init() {}
 
     /// `Date()`.
-    public func now() -> Date { Date() }
+    @usableFromInline package func now() -> Date { Date() }
 
     /// Dispatch's monotonic clock, the one its timers run on.
-    public func uptime() -> TimeInterval { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    @usableFromInline package func uptime() -> TimeInterval { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// A one-shot Dispatch timer on a utility queue. Cancelling it releases `work` at once (a
     /// cancelled `asyncAfter` work item would keep it, and what it captured, until its deadline).
-    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+    @usableFromInline package func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let timer = DispatchSource.makeTimerSource(queue: Self.timerQueue)
         timer.setEventHandler {
             work()

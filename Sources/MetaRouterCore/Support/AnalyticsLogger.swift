@@ -32,12 +32,12 @@ public protocol LogSink: Sendable {
 }
 
 /// Writes log lines to standard error as `[MetaRouter] level: message`.
-public struct StandardErrorLogSink: LogSink {
+@usableFromInline package struct StandardErrorLogSink: LogSink {
     /// Creates the sink.
-    public init() {}
+    @usableFromInline package init() {}
 
     /// Writes one line to standard error.
-    public func log(level: LogLevel, message: String) {
+    @usableFromInline package func log(level: LogLevel, message: String) {
         FileHandle.standardError.write(Data("[MetaRouter] \(level): \(message)\n".utf8))
     }
 }
@@ -73,7 +73,7 @@ public final class AnalyticsLogger: Sendable {
     }
 
     /// Whether lines at `level` are written.
-    public func isEnabled(_ level: LogLevel) -> Bool { level >= threshold.current }
+    package func isEnabled(_ level: LogLevel) -> Bool { level >= threshold.current }
 
     /// Writes `message` when `level` is enabled; the text is built only then.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
@@ -82,11 +82,11 @@ public final class AnalyticsLogger: Sendable {
     }
 
     /// Debug detail.
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
     /// Normal operation.
-    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    package func info(_ message: @autoclosure () -> String) { log(.info, message()) }
     /// Something rejected or dropped.
-    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
     /// A failure.
-    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 }

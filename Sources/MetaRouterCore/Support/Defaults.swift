@@ -27,4 +27,6 @@ import Foundation
     @usableFromInline package static let maxBatchBytes = 500_000
     /// Bytes of a response body a transport keeps.
     @usableFromInline package static let maxResponseBytes = 1 << 20
+    /// Seconds `shutdown` waits for the plugins to deliver or persist.
+    @usableFromInline package static let shutdownTimeoutSeconds: TimeInterval = 10
 }

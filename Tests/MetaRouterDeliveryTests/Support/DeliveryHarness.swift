@@ -22,8 +22,8 @@ struct DeliveryHarness {
         let collector = try await Collector.start()
         let failures = Locked<[PermanentFailure]>([])
         var options = MetaRouterDestination.Options(ingestionHost: URL(string: collector.baseURL.absoluteString + hostSuffix)!)
-        options.flushAt = 1_000_000
-        options.flushIntervalSeconds = 3600
+        options.upload.flushAt = 1_000_000
+        options.upload.flushIntervalSeconds = 3600
         options.breakerRandom = { 0 }
         options.upload.requestTimeout = 5
         options.onPermanentFailure = { failure in failures.withLock { $0.append(failure) } }

@@ -68,7 +68,6 @@ public enum DemoSession {
         var options = InitOptions(writeKey: "demo-write-key-0001", ingestionHost: host, flushIntervalSeconds: 1)
         options.application = ApplicationInfo(name: "MetaRouter Demo", version: LibraryInfo.version, build: "1", namespace: "io.metarouter.demo")
         options.storageDirectory = directory
-        options.keyValueStore = FileKeyValueStore(file: directory.appendingPathComponent("identity.json"))
         options.logSink = logSink
         options.trackLifecycleEvents = true
         let lifecycle = ManualLifecycleSource()
@@ -78,7 +77,7 @@ public enum DemoSession {
             [AppSectionPlugin(section: "storefront")] + (rules.map { [TransformPlugin(ruleSet: $0, stage: .before)] } ?? [])
         }
         // Refreshed every quarter of a second, so the change shows within the session.
-        options.remoteRules = rulesURL.map { RemoteRulesPlugin.Options(url: $0, refreshInterval: 0.25) }
+        options.remoteRules = rulesURL.map { RemoteRulesOptions(url: $0, refreshInterval: 0.25) }
         let analytics = MetaRouter.Analytics.instance(for: options)
         await analytics.client.settle()
         await waitForRemoteRules(version: 1, analytics)
@@ -116,7 +115,7 @@ public enum DemoSession {
         }
     }
 
-    private static func waitForRemoteRules(version: Int, _ analytics: MetaRouterClient) async {
+    private static func waitForRemoteRules(version: Int, _ analytics: any AnalyticsInterface) async {
         let deadline = Date().addingTimeInterval(10)
         while await analytics.getDebugInfo().remoteRules?.version != version, Date() < deadline {
             try? await Task.sleep(nanoseconds: 20_000_000)

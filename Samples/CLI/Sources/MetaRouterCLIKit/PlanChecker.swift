@@ -12,7 +12,7 @@ public enum PlanChecker {
             guard let event = EventLine.event(from: line) else {
                 result["valid"] = false
                 result["violations"] = [["path": "", "rule": "event", "message": "not a JSON event of a known type"]]
-                return JSONWriter.string(.object(result))
+                return JSON.object(result).description
             }
             let violations = plan.violations(of: event)
             result["type"] = .string(event.type.rawValue)
@@ -21,7 +21,7 @@ public enum PlanChecker {
             result["violations"] = .array(violations.map { violation in
                 ["path": .string(violation.path), "rule": .string(violation.rule), "message": .string(violation.message)]
             })
-            return JSONWriter.string(.object(result))
+            return JSON.object(result).description
         }
     }
 }

@@ -30,12 +30,12 @@ public enum Report {
         let inner = indent + "  "
         switch value {
         case .object(let members) where !members.isEmpty:
-            let body = members.sorted { $0.key < $1.key }.map { "\(inner)\(JSONWriter.string(.string($0.key))): \(pretty($0.value, indent: inner))" }
+            let body = members.sorted { $0.key < $1.key }.map { "\(inner)\(JSON.string($0.key).description): \(pretty($0.value, indent: inner))" }
             return "{\n" + body.joined(separator: ",\n") + "\n\(indent)}"
         case .array(let items) where !items.isEmpty:
             return "[\n" + items.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
         default:
-            return JSONWriter.string(value)
+            return value.description
         }
     }
 }

@@ -15,7 +15,7 @@ public enum RulesChecker {
             let result = ruleSet.apply(to: event, destination: destination, onStep: explain.map { report in
                 { step in report("event \(number + 1): \(step.rule): \(step.outcome)") }
             })
-            return result.map { JSONWriter.string(.object($0.jsonObject())) } ?? "null"
+            return result.map { JSON.object($0.jsonObject()).description } ?? "null"
         }
     }
 }

@@ -35,7 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
         print(Report.table(for: batches))
         print()
         let events = batches.flatMap(\.events)
-        for event in events { print(json ? JSONWriter.string(event) : Report.pretty(event)) }
+        for event in events { print(json ? event.description : Report.pretty(event)) }
         print()
         for event in events { print(Report.line(for: event)) }
         let problems = batches.flatMap(\.problems)

@@ -72,7 +72,7 @@ struct RulesServeCommand: AsyncParsableCommand {
         let server = RuleServer(file: rules)
         let url = try await server.start(port: port)
         print("Serving \(rules) at \(url.absoluteString) — edit the file and clients pick it up at their next refresh.")
-        print("Set InitOptions.remoteRules = RemoteRulesPlugin.Options(url: URL(string: \"\(url.absoluteString)\")!). Ctrl-C stops.")
+        print("Set InitOptions.remoteRules = RemoteRulesOptions(url: URL(string: \"\(url.absoluteString)\")!). Ctrl-C stops.")
         while !Task.isCancelled { try await Task.sleep(nanoseconds: 1_000_000_000) }
     }
 }

@@ -48,9 +48,10 @@ public final class WebhookDestination: DestinationPlugin {
     public func configure(analytics: AnalyticsClient) {
         var options = BatchUploader.Options(endpoint: endpoint)
         options.maxBatchSize = 50
-        let uploader = BatchUploader(
-            options: options, store: InMemoryEventStore(capacity: 1_000), format: Format(),
-            transport: HTTPTransports.standard(timeout: 10), policies: [CountFlushPolicy(count: flushAt), IntervalFlushPolicy(seconds: 30)])
+        options.flushAt = flushAt
+        options.flushIntervalSeconds = 30
+        options.maxQueueEvents = 1_000
+        let uploader = BatchUploader(options: options, format: Format(), transport: HTTPTransports.standard(timeout: 10))
         uploader.start(analytics: analytics)
         self.uploader = uploader
     }

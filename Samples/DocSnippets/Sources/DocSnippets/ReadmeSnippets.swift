@@ -39,19 +39,19 @@ import FoundationNetworking
     }
 
     let instance = MetaRouter.Analytics.instance(for: InitOptions(writeKey: "key", ingestionHost: "https://in.example.com"))
-    instance.client.add(plugin: ConsentGate())
+    await instance.client.add(plugin: ConsentGate())
 }
 
 @Sendable private func readmeSnippet3() async {
 
-    func makeTenantAnalytics(writeKey: String) -> MetaRouterClient {
+    func makeTenantAnalytics(writeKey: String) -> any AnalyticsInterface {
         var options = InitOptions(writeKey: writeKey, ingestionHost: "https://in.example.com")
         options.application = ApplicationInfo(name: "checkout-service", version: "2.4.1")
         options.identityMode = .perCall   // no device identity: each event names its own person
         return MetaRouter.Analytics.instance(for: options)   // one per write key, created once
     }
 
-    func handleCheckout(_ analytics: MetaRouterClient, userId: String, visitorId: String) {
+    func handleCheckout(_ analytics: any AnalyticsInterface, userId: String, visitorId: String) {
         analytics.track("Checkout Started", properties: ["cart_size": 3],
                         options: EventOptions(userId: userId, anonymousId: visitorId))
     }
@@ -63,7 +63,7 @@ import FoundationNetworking
 
 @Sendable private func readmeSnippet4() async {
 
-    func makePrivateAnalytics() -> MetaRouterClient {
+    func makePrivateAnalytics() -> any AnalyticsInterface {
         var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
         options.scrubPII = true
         options.piiScrubbing = PIIScrubbingOptions(redactedKeys: ["password", "ssn"])
@@ -75,11 +75,11 @@ import FoundationNetworking
 
 @Sendable private func readmeSnippet5() async {
 
-    func makeLiveAnalytics() throws -> MetaRouterClient {
+    func makeLiveAnalytics() throws -> any AnalyticsInterface {
         var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
         options.captureCrashes = true   // a crash is sent at the next start, with its breadcrumbs
-        options.remoteRules = RemoteRulesPlugin.Options(url: URL(string: "https://rules.example.com/app.rules")!)
-        options.signals = SignalsPlugin.Configuration(generators: [try SignalGenerator.rules("""
+        options.remoteRules = RemoteRulesOptions(url: URL(string: "https://rules.example.com/app.rules")!)
+        options.signals = SignalsConfiguration(generators: [try SignalGenerator.rules("""
             generator "screens" {
                 on navigation when data.action = "entering"
                 screen signal.data.screen

@@ -8,7 +8,7 @@ import FoundationNetworking
 
 @Sendable private func signalsDocSnippet1() async throws {
     var options = InitOptions(writeKey: "YOUR_WRITE_KEY", ingestionHost: "https://ingest.example.com")
-    options.signals = SignalsPlugin.Configuration(
+    options.signals = SignalsConfiguration(
         generators: [try SignalGenerator.rules("""
             generator "Add To Cart" {
                 on interaction when data.title = "Add To Cart"
@@ -35,11 +35,11 @@ import FoundationNetworking
         return [Event(type: .screen, name: screen, properties: ["from": previous?.data["screen"] ?? .null])]
     }
     var options = InitOptions(writeKey: "YOUR_WRITE_KEY", ingestionHost: "https://ingest.example.com")
-    options.signals = SignalsPlugin.Configuration(generators: [screens], instrumentation: true)
+    options.signals = SignalsConfiguration(generators: [screens], instrumentation: true)
 }
 
 @Sendable private func signalsDocSnippet3() async throws {
-    var signals = SignalsPlugin.Configuration()
+    var signals = SignalsConfiguration()
     signals.network = NetworkSignals.Options(allowedHosts: ["api.shop.example"], blockedHosts: ["auth.shop.example"])
     var options = InitOptions(writeKey: "YOUR_WRITE_KEY", ingestionHost: "https://ingest.example.com")
     options.signals = signals

@@ -9,7 +9,7 @@ public final class TenantAnalytics: @unchecked Sendable {  // `instances` is onl
     private let storageRoot: URL
     private let logger: Logging.Logger
     private let lock = NSLock()
-    private var instances: [String: MetaRouterClient] = [:]
+    private var instances: [String: any AnalyticsInterface] = [:]
 
     /// Instances deliver to `ingestionHost` and keep their files under `storageRoot`.
     public init(ingestionHost: URL, storageRoot: URL, logger: Logging.Logger) {
@@ -19,7 +19,7 @@ public final class TenantAnalytics: @unchecked Sendable {  // `instances` is onl
     }
 
     /// The instance for `writeKey`: a dictionary lookup after the first request.
-    public func instance(for writeKey: String) -> MetaRouterClient {
+    public func instance(for writeKey: String) -> any AnalyticsInterface {
         if let existing = lock.withLock({ instances[writeKey] }) { return existing }
         // Created outside the lock; `instance(for:)` returns the same instance to a racing request.
         let created = MetaRouter.Analytics.instance(for: options(for: writeKey))
