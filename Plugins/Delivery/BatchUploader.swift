@@ -1,9 +1,9 @@
 import Foundation
 import MetaRouterCore
 
-/// The delivery machinery any destination can reuse: a queue (``EventStore``), flush
+/// The delivery machinery any destination can reuse: a queue (in memory, or the disk log for the built-in destination), flush
 /// policies, batching by count and bytes, one request in flight at a time, the response table,
-/// retry delays and the ``CircuitBreaker``. A destination supplies a ``BatchFormat`` and an
+/// retry delays and the circuit breaker. A destination supplies a ``BatchFormat`` and an
 /// endpoint.
 ///
 /// Everything here runs on the owning client's executor: callbacks from the transport and
@@ -96,7 +96,7 @@ public final class BatchUploader {
     /// Queues an event; starts a send when a policy says so and nothing is in flight or
     /// waiting to be retried (then the trigger does nothing: the answer or the retry sends).
     /// After a delivered batch, the next one leaves at once only while a flush is draining the
-    /// queue or a policy calls for it (``CountFlushPolicy``: a full batch's worth is waiting),
+    /// queue or a policy calls for it (``Options/flushAt`` events are waiting),
     /// so that under a steady stream batches fill up instead of carrying whatever arrived
     /// during one round trip.
     public func enqueue(_ event: Event) {

@@ -6,7 +6,14 @@ import MetaRouterCore
 public struct Breadcrumb: Sendable, Hashable {
     /// How much it matters.
     public enum Level: String, Sendable, Hashable {
-        case debug, info, warning, error
+        /// Detail for debugging.
+        case debug
+        /// Normal operation.
+        case info
+        /// Something unexpected, handled.
+        case warning
+        /// A failure.
+        case error
     }
 
     /// When.

@@ -6,7 +6,7 @@ public enum IdentityMode: Sendable, Hashable {
     /// Many people through one process (servers): nothing is read from or written to the
     /// identity store, and no anonymousId is created. Every event must carry its own `userId`
     /// or `anonymousId` (``EventOptions``); one that carries neither is rejected, logged and
-    /// counted (``IdentityPlugin/rejectedWithoutIdentity``). An `alias` takes its `previousId`
+    /// counted (`getDebugInfo().rejectedWithoutIdentity`). An `alias` takes its `previousId`
     /// from the call's `anonymousId`.
     case perCall
 }

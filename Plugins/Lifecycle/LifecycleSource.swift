@@ -59,7 +59,7 @@ public final class ManualLifecycleSource: LifecycleSource {
     /// Reports `transition`.
     public func send(_ transition: LifecycleTransition) { handler.call(transition) }
 
-    /// Counts the request in ``finishingWorkInProgress`` until it is ended.
+    /// Counts the request as in progress until it is ended.
     public func beginFinishingWork(named name: String) -> @Sendable () -> Void {
         finishing.withLock { $0 += 1 }
         let ended = Locked(false)

@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// Network signals from the app's own `URLSession`s, with nothing swizzled: the app adds
 /// ``NetworkSignalsProtocol`` to the `protocolClasses` of the configurations it wants watched,
-/// and ``watch(_:options:)`` names the instance whose buffer the signals go to.
+/// and ``SignalsConfiguration/network`` on an instance sends them to that instance's buffer.
 ///
 /// Each request through such a session becomes a `network` signal `{action: request, url}`
 /// and its answer `{action: response, url, statusCode, data?}` — `data` only when the body is

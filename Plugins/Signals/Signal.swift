@@ -3,22 +3,58 @@ import MetaRouterCore
 
 /// The kinds of signal, as the Analytics Live seed names them.
 public enum SignalType: String, Sendable, Hashable, CaseIterable {
-    case navigation, interaction, network, localData, instrumentation, userDefined
+    /// The user moved between screens or pages.
+    case navigation
+    /// The user touched a control.
+    case interaction
+    /// A request left or a response arrived.
+    case network
+    /// The app loaded, changed, saved or deleted data of its own.
+    case localData
+    /// An event the SDK sent, fed back as a signal (with `instrumentation` on).
+    case instrumentation
+    /// Anything else the app emits.
+    case userDefined
 }
 
 /// A navigation signal's action.
 public enum NavigationAction: String, Sendable, Hashable {
-    case forward, backward, modal, entering, leaving, page, popup
+    /// Forward to a new screen.
+    case forward
+    /// Back to the previous screen.
+    case backward
+    /// A modal screen was shown.
+    case modal
+    /// A screen became visible.
+    case entering
+    /// A screen went away.
+    case leaving
+    /// A web page was shown.
+    case page
+    /// A popup was shown.
+    case popup
 }
 
 /// A network signal's action.
 public enum NetworkAction: String, Sendable, Hashable {
-    case request, response
+    /// A request was sent.
+    case request
+    /// A response arrived.
+    case response
 }
 
 /// A local-data signal's action.
 public enum LocalDataAction: String, Sendable, Hashable {
-    case loaded, updated, saved, deleted, undefined
+    /// Read.
+    case loaded
+    /// Changed.
+    case updated
+    /// Written.
+    case saved
+    /// Removed.
+    case deleted
+    /// Something else.
+    case undefined
 }
 
 /// What the app emits; the instance adds the anonymousId, the time and the index.

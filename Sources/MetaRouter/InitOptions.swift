@@ -16,7 +16,7 @@ public struct DefaultPlugins: OptionSet, Sendable, Hashable {
     public static let advertisingId = DefaultPlugins(rawValue: 1 << 2)
     /// Delivery to the ingestion host (``MetaRouterDestination``).
     public static let delivery = DefaultPlugins(rawValue: 1 << 3)
-    /// `context.sessionId` / `context.sessionStart` (``SessionPlugin``).
+    /// `context.sessionId` / `context.sessionStart` (see ``SessionOptions``).
     public static let sessions = DefaultPlugins(rawValue: 1 << 4)
     /// All of them.
     public static let all: DefaultPlugins = [.identity, .context, .advertisingId, .delivery, .sessions]

@@ -82,6 +82,13 @@ public enum MetaRouter {
             await proxy.target?.resetAndWait()
         }
 
+        /// Shuts down and forgets every instance, and unbinds `shared`: the next
+        /// `initialize(with:)` starts afresh. For tests and for servers that stop. The
+        /// instances shut down side by side, each delivering what it can within `timeout`
+        /// seconds (10 by default); what is left stays in their logs for the next start.
+        /// Returns whether every instance finished in time with every accepted event delivered
+        /// or on disk. A server gives it a few seconds less than its orchestrator's grace
+        /// period (Kubernetes: 30 s).
         @discardableResult
         public static func shutdownAll(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
             let clients = registry.withLock { clients -> [MetaRouterClient] in

@@ -40,7 +40,7 @@ extension MetaRouterClient {
 
 extension SignalGenerator {
     /// Generators written in the rule language (`generator "…" { on … find … track … set … }`,
-    /// see ``GeneratorRule``), as one generator that runs them in order.
+    /// see `Docs/Signals.md`), as one generator that runs them in order.
     public static func rules(_ text: String) throws(RuleParseError) -> SignalGenerator {
         let rules = try GeneratorRuleParser.parse(text)
         return SignalGenerator(name: rules.map(\.name).joined(separator: ", ")) { signal, buffer in

@@ -8,7 +8,7 @@ public struct DiskLogOptions: Sendable {
     /// Events kept at most; the oldest go first.
     public var maxEvents = Defaults.maxDiskEvents
     /// Bytes of queued events' records kept at most; the oldest go first. The log's files
-    /// stay within this plus a segment (``segmentBytes``, which a commit may overrun) while
+    /// stay within this plus a segment (1 MiB, which a commit may overrun) while
     /// the pending batch is at most a quarter of a segment (`Docs/Persistence.md`).
     public var maxBytes = Defaults.maxDiskBytes
     /// Events that have been on this device longer than this — measured from when each was

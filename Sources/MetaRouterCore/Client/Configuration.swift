@@ -39,7 +39,7 @@ public struct Configuration: Sendable {
     /// available; calls made before wait in memory, in order (iOS prewarming).
     package var protectedData: (any ProtectedDataGate)?
     /// Events waiting for the executor at most (default 50,000, about 75 MB). Beyond it, new
-    /// events are dropped at the call and counted (``AnalyticsClient/overflowedEvents``), with
+    /// events are dropped at the call and counted (`getDebugInfo().overflowedEvents`), with
     /// one log line per 10 s: callers that outrun the pipeline for good cannot grow the heap
     /// without bound. Operations (identify state, flush, reset) are never dropped.
     public var maxPendingEvents = Defaults.maxPendingEvents

@@ -15,7 +15,7 @@ public struct Event: Sendable, Equatable, CustomReflectable {
     /// and writes through them, and a write copies the storage first when it is shared.
     @usableFromInline var storage: EventStorage
 
-    /// Creates an event stamped with `timestamp` and a fresh ``MessageID``.
+    /// Creates an event stamped with `timestamp` and a fresh messageId (epoch milliseconds and a UUID).
     public init(
         type: EventType,
         messageId: String? = nil,

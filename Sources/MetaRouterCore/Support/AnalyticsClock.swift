@@ -8,7 +8,7 @@ public protocol ScheduledWork: Sendable {
 }
 
 /// The source of time for everything the SDK schedules: retry delays, the circuit breaker,
-/// flush intervals. Tests inject ``ManualClock`` (in MetaRouterTesting) to run in milliseconds.
+/// flush intervals. Tests inject `ManualClock` (in MetaRouterTesting) to run in milliseconds.
 ///
 /// Two readings: ``now()`` is the wall clock, which stamps events and may jump either way when
 /// the user or NTP sets it; ``uptime()`` only moves forward, at the pace of ``schedule(after:_:)``,
