@@ -66,13 +66,6 @@ private final class StoreReadingPlugin: Plugin, @unchecked Sendable {  // `confi
         await client.settle()
         #expect(capture.events.compactMap(\.event) == ["a"])
     }
-
-    @Test func appExtensionsAreRecognisedByTheirBundle() {
-        #expect(AppExtension.isExtension(bundlePath: "/private/var/containers/Bundle/Application/X/Shop.app/PlugIns/Widget.appex"))
-        #expect(AppExtension.isExtension(bundlePath: "/x/Share.APPEX/"))
-        #expect(!AppExtension.isExtension(bundlePath: "/private/var/containers/Bundle/Application/X/Shop.app"))
-        #expect(!AppExtension.isExtension(bundlePath: "/usr/local/bin"))
-    }
 }
 
 private struct OpenGate: ProtectedDataGate {

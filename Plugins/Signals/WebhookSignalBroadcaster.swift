@@ -1,4 +1,6 @@
 import Foundation
+import MetaRouterCore
+import MetaRouterDelivery
 
 /// POSTs each relay of signals, as `{"signals": [{anonymousId, timestamp, index, type, data}, …]}`,
 /// to a URL through an ``HTTPTransport`` (the SDK's own by default), as the seed's

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MetaRouterCore
+@testable import MetaRouterTransforms
 
 /// SHA-256 against the standard's test vectors and across block boundaries.
 @Suite struct SHA256Tests {

@@ -1,5 +1,6 @@
 #if canImport(UIKit) && !os(watchOS)
 import Foundation
+import MetaRouterCore
 import UIKit
 
 // Apple-only glue: the SDK's logic around it is platform-neutral and tested on Linux.

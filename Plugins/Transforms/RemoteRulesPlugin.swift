@@ -1,4 +1,6 @@
 import Foundation
+import MetaRouterCore
+import MetaRouterDelivery
 
 /// Where the rules come from and how they are checked.
 public struct RemoteRulesOptions: Sendable {
