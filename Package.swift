@@ -26,10 +26,13 @@ let package = Package(
     targets: [
         .target(name: "MetaRouterCore", path: "Sources/MetaRouterCore", resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "MetaRouterIdentity", dependencies: ["MetaRouterCore"], path: "Plugins/Identity"),
-        .target(name: "MetaRouterContext", dependencies: ["MetaRouterCore"], path: "Plugins/Context"),
+        // Apple platform glue the plugins share (the application object, app extensions, protected
+        // data); not a product.
+        .target(name: "MetaRouterPlatform", dependencies: ["MetaRouterCore"], path: "Sources/MetaRouterPlatform"),
+        .target(name: "MetaRouterContext", dependencies: ["MetaRouterCore", "MetaRouterPlatform"], path: "Plugins/Context"),
         .target(name: "MetaRouterAdvertisingID", dependencies: ["MetaRouterCore"], path: "Plugins/AdvertisingID"),
         .target(name: "MetaRouterDelivery", dependencies: ["MetaRouterCore"], path: "Plugins/Delivery"),
-        .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore"], path: "Plugins/Lifecycle"),
+        .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore", "MetaRouterPlatform"], path: "Plugins/Lifecycle"),
         .target(name: "MetaRouterTransforms", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Transforms"),
         .target(name: "MetaRouterPrivacy", dependencies: ["MetaRouterCore"], path: "Plugins/Privacy"),
         .target(name: "MetaRouterErrors", dependencies: ["MetaRouterCore"], path: "Plugins/Errors"),
@@ -39,7 +42,7 @@ let package = Package(
             dependencies: [
                 "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
                 "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle", "MetaRouterTransforms",
-                "MetaRouterPrivacy", "MetaRouterErrors", "MetaRouterSignals",
+                "MetaRouterPrivacy", "MetaRouterErrors", "MetaRouterSignals", "MetaRouterPlatform",
             ],
             path: "Sources/MetaRouter"
         ),
@@ -58,7 +61,7 @@ let package = Package(
             name: "MetaRouterPluginTests",
             dependencies: [
                 "MetaRouter", "MetaRouterTesting", "MetaRouterIdentity", "MetaRouterContext",
-                "MetaRouterAdvertisingID", "MetaRouterPrivacy", "MetaRouterErrors",
+                "MetaRouterAdvertisingID", "MetaRouterPrivacy", "MetaRouterErrors", "MetaRouterPlatform",
             ],
             path: "Tests/MetaRouterPluginTests",
             exclude: ["Fixtures"]

@@ -1,6 +1,7 @@
 #if canImport(UIKit) || canImport(AppKit)
 import Foundation
 import MetaRouterCore
+import MetaRouterPlatform
 #if canImport(UIKit)
 import UIKit
 #elseif canImport(AppKit) && !targetEnvironment(macCatalyst)
@@ -42,17 +43,23 @@ enum ApplePlatform {
     }
 
     /// Reads the screen size in points and its scale on the main actor and hands it to
-    /// `completion` (not called where there is no screen to read).
+    /// `completion` (not called where there is no screen to read). A window scene may connect
+    /// only after launch, so an empty read is tried again, four times a second for 5 seconds.
     static func readScreen(_ completion: @escaping @Sendable ([String: JSON]) -> Void) {
         Task { @MainActor in
-            if let screen = mainScreen() { completion(screen) }
+            for _ in 0..<20 {
+                if let screen = mainScreen() { return completion(screen) }
+                try? await Task.sleep(nanoseconds: 250_000_000)
+            }
         }
     }
 
     @MainActor
     private static func mainScreen() -> [String: JSON]? {
         #if os(iOS) || os(tvOS)
-        let screen = UIScreen.main
+        // The screen of a connected window scene: `UIScreen.main` is deprecated from iOS 16.
+        let scenes = UIKitApplication.shared()?.connectedScenes ?? []
+        guard let screen = scenes.lazy.compactMap({ ($0 as? UIWindowScene)?.screen }).first else { return nil }
         return [
             "width": .double(Double(screen.bounds.width)), "height": .double(Double(screen.bounds.height)),
             "density": .double(Double(screen.scale)),

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterPlatform
 
 /// Turns ``InitOptions`` into a running ``MetaRouterClient`` with the default plugins, or an
 /// inert one when the options are invalid.

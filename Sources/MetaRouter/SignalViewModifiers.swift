@@ -13,7 +13,9 @@ extension View {
     }
 
     /// Emits an interaction signal when the view is tapped; its own actions still run (the tap
-    /// is observed beside them, not instead of them).
+    /// is observed beside them, not instead of them). On tvOS from 16, where SwiftUI's
+    /// `TapGesture` begins.
+    @available(tvOS 16.0, *)
     public func signalTap(
         _ title: String?, component: String = "button", analytics: any AnalyticsInterface = MetaRouter.Analytics.shared
     ) -> some View {

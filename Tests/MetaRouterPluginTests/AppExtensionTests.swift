@@ -1,7 +1,7 @@
-import MetaRouterLifecycle
+import MetaRouterPlatform
 import Testing
 
-/// The bundle check the Apple lifecycle glue makes before it reaches for `UIApplication`.
+/// The bundle check the Apple glue makes before it reaches for `UIApplication`.
 @Suite struct AppExtensionTests {
     @Test func appExtensionsAreRecognisedByTheirBundle() {
         #expect(AppExtension.isExtension(bundlePath: "/private/var/containers/Bundle/Application/X/Shop.app/PlugIns/Widget.appex"))

@@ -37,6 +37,10 @@ package final class CrashReportPlugin: Plugin {
 
     /// Sets the last run's record aside, then installs and registers.
     package func configure(analytics: AnalyticsClient) {
+        guard CrashSignalHandler.isSupported else {
+            analytics.logger.warning("sdk.crash_capture_unavailable: this platform (tvOS, watchOS) does not allow crash capture; errors are still captured")
+            return
+        }
         let files = FileManager.default
         do {
             try files.createDirectory(at: directory, withIntermediateDirectories: true)

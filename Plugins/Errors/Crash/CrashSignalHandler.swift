@@ -27,9 +27,21 @@ enum CrashSignalHandler {
     /// Whether the handlers are installed in this process.
     static var isInstalled: Bool { setupLock.withLock { state.pointee.installed } }
 
+    /// Whether this platform lets the SDK catch crashes: not tvOS or watchOS, where Darwin's
+    /// `signal.h` prohibits `sigaltstack` (`__TVOS_PROHIBITED`, `__WATCHOS_PROHIBITED`) and a
+    /// handler could not run after a stack overflow.
+    static var isSupported: Bool {
+        #if os(tvOS) || os(watchOS)
+        return false
+        #else
+        return true
+        #endif
+    }
+
     /// Installs the handlers (once per process) and makes sure the calling thread has an
     /// alternate signal stack, so that a stack overflow on it is caught too.
     static func install() {
+        guard isSupported else { return }
         setupLock.withLock {
             ensureAlternateStack()
             guard !state.pointee.installed else { return }
@@ -97,6 +109,7 @@ enum CrashSignalHandler {
     }
 
     private static func ensureAlternateStack() {
+        #if !os(tvOS) && !os(watchOS)
         var current = stack_t()
         if sigaltstack(nil, &current) == 0, current.ss_flags & Int32(SS_DISABLE) == 0, current.ss_size >= alternateStackSize { return }
         // Kept for the thread's lifetime: a signal may arrive at any moment until it ends.
@@ -106,6 +119,7 @@ enum CrashSignalHandler {
         stack.ss_size = alternateStackSize
         stack.ss_flags = 0
         if sigaltstack(&stack, nil) != 0 { free(memory) }
+        #endif
     }
 
     /// Rebuilds the image table from the mappings now; the old one is freed under the lock the

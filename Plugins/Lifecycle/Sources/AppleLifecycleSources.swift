@@ -1,6 +1,7 @@
 #if canImport(UIKit) && !os(watchOS)
 import Foundation
 import MetaRouterCore
+import MetaRouterPlatform
 import UIKit
 
 /// UIKit's lifecycle (iOS, tvOS, iPadOS, visionOS, Mac Catalyst; scene-based apps too:
@@ -13,24 +14,24 @@ package final class UIKitLifecycleSource: LifecycleSource {
     /// A source reading `UIApplication` notifications.
     package init() {}
 
-    /// Reports the launch state, then the notifications.
+    /// Reports the launch state, then the notifications. Both happen in one main-actor task
+    /// (UIKit isolates `UIApplication` and its notification names to the main actor, and posts
+    /// the notifications there), so no transition falls between the state read and the
+    /// observers. A task rather than `MainActor.assumeIsolated`, which older runtimes may not
+    /// honour outside a task.
     package func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
-        // A task on the main actor rather than `MainActor.assumeIsolated`, which older
-        // runtimes may not honour outside a task.
+        let observers = observers
         Task { @MainActor in
             let state = UIKitApplication.shared()?.applicationState
             handler(.launched(inBackground: state == .background))
-        }
-        guard !AppExtension.isExtension(bundlePath: Bundle.main.bundlePath) else { return }
-        let center = NotificationCenter.default
-        let pairs: [(Notification.Name, LifecycleTransition)] = [
-            (UIApplication.didBecomeActiveNotification, .didBecomeActive),
-            (UIApplication.willResignActiveNotification, .willResignActive),
-            (UIApplication.didEnterBackgroundNotification, .didEnterBackground),
-            (UIApplication.willTerminateNotification, .willTerminate(signal: nil)),
-        ]
-        for (name, transition) in pairs {
-            observers.append(center.addObserver(forName: name, object: nil, queue: nil) { _ in handler(transition) })
+            guard !AppExtension.isExtension(bundlePath: Bundle.main.bundlePath) else { return }
+            let pairs: [(Notification.Name, LifecycleTransition)] = [
+                (UIApplication.didBecomeActiveNotification, .didBecomeActive),
+                (UIApplication.willResignActiveNotification, .willResignActive),
+                (UIApplication.didEnterBackgroundNotification, .didEnterBackground),
+                (UIApplication.willTerminateNotification, .willTerminate(signal: nil)),
+            ]
+            observers.observe(pairs, handler)
         }
     }
 
@@ -84,18 +85,19 @@ package final class AppKitLifecycleSource: LifecycleSource {
     /// A source reading `NSApplication` notifications.
     package init() {}
 
-    /// Reports the launch, then the notifications.
+    /// Reports the launch, then the notifications, on the main actor (AppKit isolates
+    /// `NSApplication` and its notification names to it).
     package func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
-        handler(.launched(inBackground: false))
-        let center = NotificationCenter.default
-        let pairs: [(Notification.Name, LifecycleTransition)] = [
-            (NSApplication.didBecomeActiveNotification, .didBecomeActive),
-            (NSApplication.willResignActiveNotification, .willResignActive),
-            (NSApplication.didHideNotification, .didEnterBackground),
-            (NSApplication.willTerminateNotification, .willTerminate(signal: nil)),
-        ]
-        for (name, transition) in pairs {
-            observers.append(center.addObserver(forName: name, object: nil, queue: nil) { _ in handler(transition) })
+        let observers = observers
+        Task { @MainActor in
+            handler(.launched(inBackground: false))
+            let pairs: [(Notification.Name, LifecycleTransition)] = [
+                (NSApplication.didBecomeActiveNotification, .didBecomeActive),
+                (NSApplication.willResignActiveNotification, .willResignActive),
+                (NSApplication.didHideNotification, .didEnterBackground),
+                (NSApplication.willTerminateNotification, .willTerminate(signal: nil)),
+            ]
+            observers.observe(pairs, handler)
         }
     }
 
@@ -108,17 +110,28 @@ package final class AppKitLifecycleSource: LifecycleSource {
 import Foundation
 import MetaRouterCore
 
-/// Notification observer tokens.
-final class ObserverTokens: @unchecked Sendable {  // `tokens` is only touched under `lock`
+/// Notification observer tokens. Once ``removeAll()`` has run (the source stopped), observers
+/// registered later are removed at once, so a registration that comes after a quick stop
+/// leaves nothing behind.
+final class ObserverTokens: @unchecked Sendable {  // `tokens` and `stopped` are only touched under `lock`
     private let lock = NSLock()
     private var tokens: [any NSObjectProtocol] = []
+    private var stopped = false
 
-    func append(_ token: any NSObjectProtocol) {
-        lock.withLock { tokens.append(token) }
+    /// Observes each name, calling `handler` with its transition.
+    func observe(_ pairs: [(Notification.Name, LifecycleTransition)], _ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
+        let center = NotificationCenter.default
+        let added = pairs.map { name, transition in center.addObserver(forName: name, object: nil, queue: nil) { _ in handler(transition) } }
+        let keep = lock.withLock { () -> Bool in
+            if !stopped { tokens += added }
+            return !stopped
+        }
+        if !keep { for token in added { center.removeObserver(token) } }
     }
 
     func removeAll() {
         let removed = lock.withLock { () -> [any NSObjectProtocol] in
+            stopped = true
             defer { tokens = [] }
             return tokens
         }
