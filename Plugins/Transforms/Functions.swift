@@ -146,29 +146,77 @@ enum Functions {
 }
 
 /// Glob matching for `match`: `*` any run, `?` one character, `[a-z]`, `[^…]`, `\x` literal x.
-/// A malformed pattern (an unclosed `[`) matches nothing.
+/// The grammar is Go's `path.Match`, which Segment's filter engine ports: a malformed pattern —
+/// an unclosed `[`, an empty class (`[]a]`), a class member that is a bare `-` or `]` (`[-]`,
+/// `[x-]`, `[-x]`, `[a-b-c]`), a trailing `\` — is an error there, and matches nothing here.
+/// Inside a class, `\` escapes: `[\]a]`, `[\-x]`, `[x\-]` are well formed.
 enum Glob {
     /// A matcher for one pattern, prepared once: ASCII patterns of plain text and `*` (the usual
     /// case) match ASCII text by prefix, suffix and search over bytes; everything else goes
     /// through ``matches(_:pattern:)``, character by character.
     static func compile(_ pattern: String) -> @Sendable (String) -> Bool {
+        guard isWellFormed(Array(pattern)) else { return { _ in false } }
         guard !pattern.contains(where: { $0 == "?" || $0 == "[" || $0 == "\\" }) else {
-            return { matches($0, pattern: pattern) }
+            return { matchesWellFormed($0, pattern: pattern) }
         }
         let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
         guard parts.count > 1 else { return { $0 == pattern } }
-        guard parts.allSatisfy(PlainBytes.qualify) else { return { matches($0, pattern: pattern) } }
+        guard parts.allSatisfy(PlainBytes.qualify) else { return { matchesWellFormed($0, pattern: pattern) } }
         let head = Array(parts[0].utf8), tail = Array(parts[parts.count - 1].utf8)
         let middle = parts[1..<(parts.count - 1)].filter { !$0.isEmpty }.map { Array($0.utf8) }
         // ASCII text (without `\r`, which pairs with `\n` into one character) compares bytes;
         // any other text compares characters.
-        return { text in PlainBytes.match(text, head: head, middle: middle, tail: tail) ?? matches(text, pattern: pattern) }
+        return { text in PlainBytes.match(text, head: head, middle: middle, tail: tail) ?? matchesWellFormed(text, pattern: pattern) }
     }
 
-    /// The general matcher, character by character. Every token but `*` matches exactly one
-    /// character, so a loop that backtracks to the last `*` decides it: no recursion, whatever
-    /// the length of the text.
+    /// Whether `text` matches `pattern`; `false` for a malformed pattern.
     static func matches(_ text: String, pattern: String) -> Bool {
+        isWellFormed(Array(pattern)) && matchesWellFormed(text, pattern: pattern)
+    }
+
+    /// Whether `pattern` follows `path.Match`'s grammar. One pass, no recursion.
+    static func isWellFormed(_ pattern: [Character]) -> Bool {
+        var index = 0
+        while index < pattern.count {
+            switch pattern[index] {
+            case "\\":
+                guard index + 1 < pattern.count else { return false }
+                index += 2
+            case "[":
+                index += 1
+                if index < pattern.count, pattern[index] == "^" { index += 1 }
+                var ranges = 0
+                while !(index < pattern.count && pattern[index] == "]" && ranges > 0) {
+                    guard let low = classMember(pattern, index) else { return false }
+                    index = low
+                    if pattern[index] == "-" {
+                        guard let high = classMember(pattern, index + 1) else { return false }
+                        index = high
+                    }
+                    ranges += 1
+                }
+                index += 1
+            default:
+                index += 1
+            }
+        }
+        return true
+    }
+
+    /// Where a class member starting at `index` ends, or `nil` when there is none (`-`, `]`,
+    /// the end) or nothing follows it (the class is unclosed).
+    private static func classMember(_ pattern: [Character], _ index: Int) -> Int? {
+        var index = index
+        guard index < pattern.count, pattern[index] != "-", pattern[index] != "]" else { return nil }
+        if pattern[index] == "\\" { index += 1 }
+        index += 1
+        return index < pattern.count ? index : nil
+    }
+
+    /// The general matcher for a well-formed pattern, character by character. Every token but
+    /// `*` matches exactly one character, so a loop that backtracks to the last `*` decides it:
+    /// no recursion, whatever the length of the text.
+    private static func matchesWellFormed(_ text: String, pattern: String) -> Bool {
         let characters = Array(text)
         let pattern = Array(pattern)
         var textIndex = 0, patternIndex = 0

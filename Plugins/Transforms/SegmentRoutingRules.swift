@@ -52,10 +52,12 @@ package enum SegmentRoutingRules {
         case "hash_properties":
             return .map([])
         case "sample_event":
-            let sample = config?["sample"]
-            let percent = (sample?["percent"]?.doubleValue ?? 0) * 100
-            let path = sample?["path"]?.stringValue ?? ""
-            return .sample(percent: max(0, min(100, percent)), by: path.isEmpty ? nil : FieldPath.split(path))
+            // Segment's engine reads `config.sample.percent` unchecked: without it, it fails.
+            guard let sample = config?["sample"]?.objectValue, let fraction = sample["percent"]?.doubleValue else {
+                throw RuleLoadError(location: location, message: "expected config.sample with a percent")
+            }
+            let path = sample["path"]?.stringValue ?? ""
+            return .sample(percent: max(0, min(100, fraction * 100)), by: path.isEmpty ? nil : FieldPath.split(path))
         case "drop_properties", "allow_properties":
             let allow = step["type"]?.stringValue == "allow_properties"
             guard let lists = config?[allow ? "allow" : "drop"]?.objectValue, lists.count == 1, let (path, keys) = lists.first else {

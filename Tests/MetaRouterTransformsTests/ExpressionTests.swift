@@ -106,11 +106,62 @@ private func value(_ text: String, _ event: Event = order) throws -> JSON? {
         for _ in 0..<3_000 {
             let pattern = (0..<Int.random(in: 0...5, using: &generator)).map { _ in tokens.randomElement(using: &generator)! }.joined()
             let text = String((0..<Int.random(in: 0...6, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
-            #expect(Glob.matches(text, pattern: pattern) == definition(Array(text), Array(pattern)), "\(pattern) vs \(text)")
+            let expected = goWellFormed(Array(pattern)) && definition(Array(text), Array(pattern))
+            #expect(Glob.matches(text, pattern: pattern) == expected, "\(pattern) vs \(text)")
         }
         let long = String(repeating: "é", count: 200_000) + "x"
         let results = SmallStack.run { [Glob.matches(long, pattern: "*x"), Glob.compile("é*é?")(long), Glob.compile("*y*")(long)] }
         #expect(results == [true, true, false])
+    }
+
+    /// Malformed patterns match nothing, as Go's `path.Match` (which Segment's engine ports)
+    /// rejects them; the escaped forms of the same characters work. (Cases from
+    /// segmentio/tsub-js `src/__tests__/matchers.test.ts`, glob section.)
+    @Test func malformedPatternsMatchNothingAndEscapesWork() {
+        for pattern in ["[]a]", "[-]", "[x-]", "[-x]", "[a-b-c]", "[", "[a", "ab\\", "[^]", "[a-"] {
+            for text in ["]", "a", "-", "x", "b", "c", "", "ab\\", "[", "[a"] {
+                #expect(!Glob.matches(text, pattern: pattern), "\(pattern) matched \(text)")
+                #expect(!Glob.compile(pattern)(text), "\(pattern) compiled matched \(text)")
+            }
+        }
+        let escaped: [(pattern: String, matching: [String], notMatching: [String])] = [
+            ("[\\]a]", ["]", "a"], ["b", "\\"]), ("[\\-x]", ["-", "x"], ["a"]), ("[x\\-]", ["x", "-"], ["a"]),
+            ("a\\*", ["a*"], ["ab"]), ("[a-c]", ["b"], ["d"]), ("[^a-c]", ["d"], ["b"]),
+        ]
+        for (pattern, matching, notMatching) in escaped {
+            for text in matching { #expect(Glob.compile(pattern)(text), "\(pattern) vs \(text)") }
+            for text in notMatching { #expect(!Glob.compile(pattern)(text), "\(pattern) vs \(text)") }
+        }
+    }
+
+    /// Go's `path.Match` grammar, written out as the test's own reference: outside a class `\`
+    /// needs a character after it; a class holds at least one member or range, each member a
+    /// character other than `-` and `]` (or any escaped one), and is closed.
+    private func goWellFormed(_ pattern: [Character]) -> Bool {
+        var rest = pattern[...]
+        func member() -> Bool {
+            guard let first = rest.first, first != "-", first != "]" else { return false }
+            rest = rest.dropFirst(first == "\\" ? 2 : 1)
+            return !rest.isEmpty
+        }
+        while let token = rest.popFirst() {
+            if token == "\\" {
+                guard rest.popFirst() != nil else { return false }
+            } else if token == "[" {
+                if rest.first == "^" { rest = rest.dropFirst() }
+                var count = 0
+                while !(rest.first == "]" && count > 0) {
+                    guard member() else { return false }
+                    if rest.first == "-" {
+                        rest = rest.dropFirst()
+                        guard member() else { return false }
+                    }
+                    count += 1
+                }
+                rest = rest.dropFirst()
+            }
+        }
+        return true
     }
 
     /// Glob matching as the specification states it, recursively: for short inputs only.

@@ -106,6 +106,9 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
         #"[{"matchers": [{"type": "fql", "ir": "not json"}], "transformers": [[]]}]"#,
         #"[{"matchers": [{"type": "fql", "ir": "[\"frob\", \"event\"]"}], "transformers": [[]]}]"#,
         #"[{"matchers": [{"type": "all"}], "transformers": []}]"#,
+        // segmentio/tsub-js transformers.test.ts: a sample_event without its config fails there.
+        #"[{"matchers": [{"type": "all"}], "transformers": [[{"type": "sample_event"}]]}]"#,
+        #"[{"matchers": [{"type": "all"}], "transformers": [[{"type": "sample_event", "config": {}}]]}]"#,
     ])
     func rejectsWhatSegmentWouldNotRun(_ rules: String) {
         #expect(throws: RuleLoadError.self) { _ = try segment(rules) }
