@@ -19,7 +19,8 @@ extension Evaluator {
                     return { event, _ in (event.type == type) == wanted }
                 }
                 guard let read = EventAccess.textReader(path) else { return nil }
-                return { event, _ in (read(event) == text) == wanted }
+                if text.isASCII { return { event, _ in (read(event)?.hasSameScalars(asASCII: text) ?? false) == wanted } }
+                return { event, _ in (read(event)?.hasSameScalars(as: text) ?? false) == wanted }
             case (.less, .literal(let literal)), (.lessOrEqual, .literal(let literal)),
                 (.greater, .literal(let literal)), (.greaterOrEqual, .literal(let literal)):
                 return numeric(comparison, EventAccess.reader(path, plan: plan), Functions.number(literal))
@@ -43,7 +44,7 @@ extension Evaluator {
         }
 
         /// Whether `read(event)` equals one of `items`, when they are all literals; `nil` when
-        /// one is not. A list of strings is matched as text.
+        /// one is not. A list of strings is matched as text (by Unicode scalars).
         private static func membership(_ read: @escaping EventAccess.Reader, _ items: [Expression]) -> Predicate? {
             let literals = items.compactMap { item -> JSON? in
                 if case .literal(let value) = item { return value } else { return nil }
@@ -51,9 +52,10 @@ extension Evaluator {
             guard literals.count == items.count else { return nil }
             let texts = literals.compactMap(\.stringValue)
             if texts.count == literals.count {
+                let ascii = texts.allSatisfy(\.isASCII)
                 return { event, cache in
                     guard case .string(let text)? = read(event, cache) else { return false }
-                    return texts.contains(text)
+                    return ascii ? texts.contains { text.hasSameScalars(asASCII: $0) } : texts.contains { $0.hasSameScalars(as: text) }
                 }
             }
             return { event, cache in

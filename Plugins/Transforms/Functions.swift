@@ -77,9 +77,12 @@ enum Functions {
         }
     }
 
-    /// Strict equality with numbers compared by value (`1 = 1.0`) and objects by content.
+    /// Strict equality with numbers compared by value (`1 = 1.0`), strings by Unicode scalars
+    /// (`"é"` is not `"e\u{301}"`, as in Segment's engine) and objects by content.
     static func equal(_ lhs: JSON, _ rhs: JSON) -> Bool {
         switch (lhs, rhs) {
+        case (.string(let left), .string(let right)):
+            return left.hasSameScalars(as: right)
         case (.array(let left), .array(let right)):
             return left.count == right.count && zip(left, right).allSatisfy { equal($0, $1) }
         case (.object(let left), .object(let right)):

@@ -155,6 +155,9 @@ extension JSONSchema.Rules {
             guard let a = left.doubleValue, let b = right.doubleValue else { return false }
             if case .int(let x) = left, case .int(let y) = right { return x == y }
             return a == b
+        case (.string(let a), .string(let b)):
+            // JSON Schema compares strings by code points: "é" is not "e\u{301}".
+            return a.hasSameScalars(as: b)
         case (.array(let a), .array(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { equal($0, $1) }
         case (.object(let a), .object(let b)):
