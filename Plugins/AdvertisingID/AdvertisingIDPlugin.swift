@@ -19,6 +19,7 @@ public final class AdvertisingIDPlugin: EventPlugin {
 
     private var store: (any KeyValueStore)?
     private var logger: AnalyticsLogger?
+    private weak var analytics: AnalyticsClient?
 
     /// Creates the plugin; it loads the stored id when it joins a client.
     public init() {}
@@ -28,13 +29,17 @@ public final class AdvertisingIDPlugin: EventPlugin {
 
     /// Loads the stored id (an all-zero one stored by an older version counts as none).
     public func configure(analytics: AnalyticsClient) {
+        self.analytics = analytics
         store = analytics.configuration.storage
         logger = analytics.logger
         advertisingId = store?.string(forKey: Self.storageKey).flatMap { UUID(uuidString: $0) == Self.limitedTrackingId ? nil : $0 }
     }
 
-    /// Sets (or, with `nil`, clears) the id. Invalid values are rejected with a warning.
+    /// Sets (or, with `nil`, clears) the id. Invalid values are rejected with a warning. On the
+    /// executor only (`perform { $0.find(AdvertisingIDPlugin.self)?.set(id) }`); debug builds
+    /// check that.
     public func set(_ newValue: String?) {
+        analytics?.assertOnExecutor()
         guard let newValue else {
             clear()
             return
@@ -54,8 +59,9 @@ public final class AdvertisingIDPlugin: EventPlugin {
         store?.set(trimmed, forKey: Self.storageKey)
     }
 
-    /// Removes the id from memory and storage.
+    /// Removes the id from memory and storage. On the executor only; debug builds check that.
     public func clear() {
+        analytics?.assertOnExecutor()
         advertisingId = nil
         store?.set(nil, forKey: Self.storageKey)
     }
