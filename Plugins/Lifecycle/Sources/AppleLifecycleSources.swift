@@ -105,37 +105,3 @@ package final class AppKitLifecycleSource: LifecycleSource {
     package func stop() { observers.removeAll() }
 }
 #endif
-
-#if canImport(UIKit) || canImport(AppKit)
-import Foundation
-import MetaRouterCore
-
-/// Notification observer tokens. Once ``removeAll()`` has run (the source stopped), observers
-/// registered later are removed at once, so a registration that comes after a quick stop
-/// leaves nothing behind.
-final class ObserverTokens: @unchecked Sendable {  // `tokens` and `stopped` are only touched under `lock`
-    private let lock = NSLock()
-    private var tokens: [any NSObjectProtocol] = []
-    private var stopped = false
-
-    /// Observes each name, calling `handler` with its transition.
-    func observe(_ pairs: [(Notification.Name, LifecycleTransition)], _ handler: @escaping @Sendable (LifecycleTransition) -> Void) {
-        let center = NotificationCenter.default
-        let added = pairs.map { name, transition in center.addObserver(forName: name, object: nil, queue: nil) { _ in handler(transition) } }
-        let keep = lock.withLock { () -> Bool in
-            if !stopped { tokens += added }
-            return !stopped
-        }
-        if !keep { for token in added { center.removeObserver(token) } }
-    }
-
-    func removeAll() {
-        let removed = lock.withLock { () -> [any NSObjectProtocol] in
-            stopped = true
-            defer { tokens = [] }
-            return tokens
-        }
-        for token in removed { NotificationCenter.default.removeObserver(token) }
-    }
-}
-#endif
