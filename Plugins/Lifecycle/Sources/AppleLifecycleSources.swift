@@ -42,34 +42,20 @@ package final class UIKitLifecycleSource: LifecycleSource {
     /// called or the time runs out; nothing in an app extension. Both ends run on the main
     /// actor; an end that comes first makes the begin end at once.
     package func beginFinishingWork(named name: String) -> @Sendable () -> Void {
-        let task = Locked(BackgroundTask())
+        let request = BackgroundWorkRequest()
         Task { @MainActor in
             guard let application = UIKitApplication.shared() else { return }
             let identifier = application.beginBackgroundTask(withName: name) {
-                Task { @MainActor in Self.end(task) }
+                Task { @MainActor in Self.end(request) }
             }
-            let endedAlready = task.withLock { state -> Bool in
-                state.identifier = identifier.rawValue
-                return state.ended
-            }
-            if endedAlready { application.endBackgroundTask(identifier) }
+            if request.begun(identifier: identifier.rawValue) { application.endBackgroundTask(identifier) }
         }
-        return { Task { @MainActor in Self.end(task) } }
-    }
-
-    private struct BackgroundTask: Sendable {
-        var identifier: Int?
-        var ended = false
+        return { Task { @MainActor in Self.end(request) } }
     }
 
     @MainActor
-    private static func end(_ task: Locked<BackgroundTask>) {
-        let identifier = task.withLock { state -> Int? in
-            guard !state.ended else { return nil }
-            state.ended = true
-            return state.identifier
-        }
-        guard let identifier, let application = UIKitApplication.shared() else { return }
+    private static func end(_ request: BackgroundWorkRequest) {
+        guard let identifier = request.end(), let application = UIKitApplication.shared() else { return }
         application.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: identifier))
     }
 }
