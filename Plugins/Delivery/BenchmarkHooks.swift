@@ -6,24 +6,24 @@ import MetaRouterCore
 /// `@_spi(Benchmarks)` sees it, and it may change in any release.
 @_spi(Benchmarks) public enum DeliveryBenchmarkHooks {
     /// `body` compressed as a request body would be, or `nil` without zlib.
-    public static func gzip(_ body: [UInt8]) -> [UInt8]? { Gzip.compress(body) }
+    @_spi(Benchmarks) public static func gzip(_ body: [UInt8]) -> [UInt8]? { Gzip.compress(body) }
 
     /// The request body a batch of `events` makes for `writeKey`.
-    public static func batchBody(of events: [Event], writeKey: String, sentAt: Date) -> Data {
+    @_spi(Benchmarks) public static func batchBody(of events: [Event], writeKey: String, sentAt: Date) -> Data {
         let format = MetaRouterBatchFormat(writeKey: writeKey)
         let queued = events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: format.encode($0)) }
         return format.body(for: queued, sentAt: sentAt)
     }
 
     /// Reads `destination`'s delivery counters from any thread, once it has joined a client.
-    public static func statsReader(of destination: MetaRouterDestination) -> (@Sendable () -> DeliveryStats)? {
+    @_spi(Benchmarks) public static func statsReader(of destination: MetaRouterDestination) -> (@Sendable () -> DeliveryStats)? {
         guard let stats = destination.uploader?.statsBox else { return nil }
         return { stats.current }
     }
 
     /// The disk log in `directory` (opened, or recovered when it holds one), or `nil` when it
     /// cannot be opened.
-    public static func openDiskLog(directory: URL) -> DiskLogProbe? {
+    @_spi(Benchmarks) public static func openDiskLog(directory: URL) -> DiskLogProbe? {
         (try? DiskEventStore(options: DiskLogOptions(directory: directory))).map(DiskLogProbe.init)
     }
 }
@@ -33,19 +33,19 @@ import MetaRouterCore
     let store: DiskEventStore
 
     /// Appends one event's record.
-    public func append(messageId: String, payload: [UInt8]) {
+    @_spi(Benchmarks) public func append(messageId: String, payload: [UInt8]) {
         _ = store.append(QueuedEvent(messageId: messageId, timestamp: Date(), payload: payload))
     }
     /// Writes what was appended since the last commit.
-    public func commit() { store.commit() }
+    @_spi(Benchmarks) public func commit() { store.commit() }
     /// Takes the next batch of up to `maxCount` events and acknowledges it, as a delivered one is.
-    public func deliverBatch(maxCount: Int) {
+    @_spi(Benchmarks) public func deliverBatch(maxCount: Int) {
         if let batch = store.nextBatch(maxCount: maxCount, maxBytes: .max) { store.acknowledge(batch) }
     }
     /// Commits and `fsync`s.
-    public func sync() { store.sync() }
+    @_spi(Benchmarks) public func sync() { store.sync() }
     /// Events held.
-    public var count: Int { store.count }
+    @_spi(Benchmarks) public var count: Int { store.count }
     /// Bytes written to the segments since the log opened.
-    public var bytesWritten: Int { store.bytesWritten }
+    @_spi(Benchmarks) public var bytesWritten: Int { store.bytesWritten }
 }

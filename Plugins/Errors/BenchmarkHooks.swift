@@ -7,7 +7,7 @@ import MetaRouterCore
     /// A breadcrumbs plugin keeping `capacity` breadcrumbs and the function that adds one to
     /// it; with `crashDirectory`, each breadcrumb is also copied into the crash-safe slots of a
     /// crash plugin there, as the facade does when crash capture is on.
-    public static func breadcrumbs(capacity: Int, crashDirectory: URL?) -> (plugin: any EventPlugin, add: (Breadcrumb) -> Void) {
+    @_spi(Benchmarks) public static func breadcrumbs(capacity: Int, crashDirectory: URL?) -> (plugin: any EventPlugin, add: (Breadcrumb) -> Void) {
         let plugin = BreadcrumbsPlugin(capacity: capacity)
         if let crashDirectory { plugin.crashSlots = CrashReportPlugin(directory: crashDirectory).slots }
         return (plugin, { plugin.add($0) })

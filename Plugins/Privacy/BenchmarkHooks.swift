@@ -4,5 +4,5 @@ import MetaRouterCore
 /// client that imports this module with `@_spi(Benchmarks)` sees it.
 @_spi(Benchmarks) public enum PrivacyBenchmarkHooks {
     /// The PII scrubbing plugin with default options, scrubbing on.
-    public static func scrubber() -> any Plugin { PIIScrubPlugin(enabled: true) }
+    @_spi(Benchmarks) public static func scrubber() -> any Plugin { PIIScrubPlugin(enabled: true) }
 }

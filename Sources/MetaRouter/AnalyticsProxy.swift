@@ -200,10 +200,7 @@ package final class AnalyticsProxy: AnalyticsInterface {
     }
     /// Emits a user-defined signal once a client is bound; encoded now, at the call.
     package func emit<Data: Encodable>(userDefined value: Data) {
-        let (data, issues) = ValueConverter.convert(encodable: value, root: "data")
-        for issue in issues { problems.report(issue.problem, call: "emit") }
-        guard issues.isEmpty || !data.isEmpty else { return }
-        emit(.userDefined(data))
+        if let signal = SignalContent.userDefined(encoding: value, problems: problems) { emit(signal) }
     }
     /// The bound client's engine, once a client is bound.
     package var client: AnalyticsClient { get async { await boundClient().client } }

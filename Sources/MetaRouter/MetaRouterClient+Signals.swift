@@ -31,10 +31,18 @@ extension MetaRouterClient {
     /// is reported (``InitOptions/onInvalidInput``) and left out, and a value that is not a JSON
     /// object at all emits nothing.
     package func emit<Data: Encodable>(userDefined value: Data) {
+        if let signal = SignalContent.userDefined(encoding: value, problems: client.inputProblems) { emit(signal) }
+    }
+}
+
+extension SignalContent {
+    /// A user-defined signal whose data is `value` encoded as JSON; what does not encode is
+    /// reported to `problems` and left out; `nil` when `value` is not a JSON object at all.
+    static func userDefined<Data: Encodable>(encoding value: Data, problems: InputProblemReporter) -> SignalContent? {
         let (data, issues) = ValueConverter.convert(encodable: value, root: "data")
-        for issue in issues { client.inputProblems.report(issue.problem, call: "emit") }
-        guard issues.isEmpty || !data.isEmpty else { return }
-        emit(.userDefined(data))
+        for issue in issues { problems.report(issue.problem, call: "emit") }
+        guard issues.isEmpty || !data.isEmpty else { return nil }
+        return .userDefined(data)
     }
 }
 

@@ -2,5 +2,5 @@
 /// client that imports this module with `@_spi(Benchmarks)` sees it.
 @_spi(Benchmarks) public enum CoreBenchmarkHooks {
     /// `event` encoded as it is queued: its JSON object's bytes.
-    public static func jsonBytes(of event: Event) -> [UInt8] { event.jsonBytes() }
+    @_spi(Benchmarks) public static func jsonBytes(of event: Event) -> [UInt8] { event.jsonBytes() }
 }
