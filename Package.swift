@@ -14,7 +14,6 @@ let package = Package(
         // UIKit lifecycle glue or the rule language.
         .library(name: "MetaRouterIdentity", targets: ["MetaRouterIdentity"]),
         .library(name: "MetaRouterContext", targets: ["MetaRouterContext"]),
-        .library(name: "MetaRouterAdvertisingID", targets: ["MetaRouterAdvertisingID"]),
         .library(name: "MetaRouterDelivery", targets: ["MetaRouterDelivery"]),
         .library(name: "MetaRouterLifecycle", targets: ["MetaRouterLifecycle"]),
         .library(name: "MetaRouterTransforms", targets: ["MetaRouterTransforms"]),
@@ -30,6 +29,7 @@ let package = Package(
         // data); not a product.
         .target(name: "MetaRouterPlatform", dependencies: ["MetaRouterCore"], path: "Sources/MetaRouterPlatform"),
         .target(name: "MetaRouterContext", dependencies: ["MetaRouterCore", "MetaRouterPlatform"], path: "Plugins/Context"),
+        // The IDFA plugin the facade's setAdvertisingId drives; nothing public, so not a product.
         .target(name: "MetaRouterAdvertisingID", dependencies: ["MetaRouterCore"], path: "Plugins/AdvertisingID"),
         .target(name: "MetaRouterDelivery", dependencies: ["MetaRouterCore"], path: "Plugins/Delivery"),
         .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore", "MetaRouterPlatform"], path: "Plugins/Lifecycle"),

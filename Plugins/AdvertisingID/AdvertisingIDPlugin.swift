@@ -1,34 +1,35 @@
 import Foundation
 import MetaRouterCore
 
-/// Keeps the advertising identifier (IDFA) the host app obtained with the user's consent,
+/// Keeps the advertising identifier (IDFA) the host app obtained with the user's consent
+/// (the facade's `setAdvertisingId(_:)` and `clearAdvertisingId()` drive it),
 /// persisted under `metarouter:advertising_id`, and places it at
 /// `context.device.advertisingId` on every event.
 ///
 /// Only values that parse as a UUID are accepted; anything else is rejected with a warning and
 /// the previous value stays. `nil`, `clear()` and `reset()` remove it from memory and storage.
-public final class AdvertisingIDPlugin: EventPlugin {
+package final class AdvertisingIDPlugin: EventPlugin {
     /// The storage key, as the MetaRouter iOS SDK names it.
     package static let storageKey = "metarouter:advertising_id"
 
     /// Runs after identity and context, so the device object exists to be completed.
-    public let type = PluginType.enrichment
+    package let type = PluginType.enrichment
 
     /// The current advertising id, if any.
-    public private(set) var advertisingId: String?
+    package private(set) var advertisingId: String?
 
     private var store: (any KeyValueStore)?
     private var logger: AnalyticsLogger?
     private weak var analytics: AnalyticsClient?
 
     /// Creates the plugin; it loads the stored id when it joins a client.
-    public init() {}
+    package init() {}
 
     /// The id iOS reports when the user limited or denied tracking.
     static let limitedTrackingId = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
     /// Loads the stored id (an all-zero one stored by an older version counts as none).
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         store = analytics.configuration.storage
         logger = analytics.logger
@@ -38,7 +39,7 @@ public final class AdvertisingIDPlugin: EventPlugin {
     /// Sets (or, with `nil`, clears) the id. Invalid values are rejected with a warning. On the
     /// executor only (`perform { $0.find(AdvertisingIDPlugin.self)?.set(id) }`); debug builds
     /// check that.
-    public func set(_ newValue: String?) {
+    package func set(_ newValue: String?) {
         analytics?.assertOnExecutor()
         guard let newValue else {
             clear()
@@ -60,7 +61,7 @@ public final class AdvertisingIDPlugin: EventPlugin {
     }
 
     /// Removes the id from memory and storage. On the executor only; debug builds check that.
-    public func clear() {
+    package func clear() {
         analytics?.assertOnExecutor()
         advertisingId = nil
         store?.set(nil, forKey: Self.storageKey)
@@ -75,7 +76,7 @@ public final class AdvertisingIDPlugin: EventPlugin {
     /// Adds `context.device.advertisingId` when an id is set.
     /// Withheld when the event's consent (`context.consent.categoryPreferences`, stamped by
     /// the consent gate) denies a category named for advertising.
-    public func execute(event: consuming Event) -> Event? {
+    package func execute(event: consuming Event) -> Event? {
         guard let advertisingId, !Self.deniesAdvertising(event) else { return event }
         var device = event.context["device"]?.objectValue ?? [:]
         device["advertisingId"] = .string(advertisingId)
@@ -84,5 +85,5 @@ public final class AdvertisingIDPlugin: EventPlugin {
     }
 
     /// Clears the id.
-    public func reset() { clear() }
+    package func reset() { clear() }
 }

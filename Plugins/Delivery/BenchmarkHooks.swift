@@ -16,8 +16,8 @@ import MetaRouterCore
     }
 
     /// Reads `destination`'s delivery counters from any thread, once it has joined a client.
-    @_spi(Benchmarks) public static func statsReader(of destination: MetaRouterDestination) -> (@Sendable () -> DeliveryStats)? {
-        guard let stats = destination.uploader?.statsBox else { return nil }
+    @_spi(Benchmarks) public static func statsReader(of destination: any DestinationPlugin) -> (@Sendable () -> DeliveryStats)? {
+        guard let stats = (destination as? IngestionDestination)?.uploader?.statsBox else { return nil }
         return { stats.current }
     }
 

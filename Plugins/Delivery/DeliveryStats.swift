@@ -12,9 +12,21 @@ public enum DropReason: String, Sendable, Hashable, CaseIterable {
     case disabled
     /// `reset()` cleared the queue, or an in-flight batch, during a flush.
     case reset
+    /// Dropped at the call: `maxPendingEvents` events were already waiting for the executor
+    /// (callers outrunning the pipeline).
+    case overflow
+    /// Rejected in per-call identity mode for carrying neither a userId nor an anonymousId.
+    case noIdentity
+    /// Dropped because analytics consent was withdrawn.
+    case consent
+    /// Dropped by the tracking plan (block mode, or an unplanned event it blocks).
+    case trackingPlan
 }
 
-/// Delivery counters, readable from any thread.
+/// Delivery counters, readable from any thread. A ``BatchUploader`` counts the delivery
+/// reasons (`queueFull` to `reset`); `getDebugInfo().stats` adds the events the pipeline
+/// dropped before delivery (`overflow` to `trackingPlan`), which never reach
+/// `onPermanentFailure`.
 public struct DeliveryStats: Sendable, Hashable {
     /// Events accepted into the queue.
     public var enqueued = 0

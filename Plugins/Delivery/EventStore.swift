@@ -12,7 +12,7 @@ public struct QueuedEvent: Sendable, Hashable {
     public var payload: [UInt8]
 
     /// Creates a queued event.
-    public init(messageId: String, timestamp: Date, payload: [UInt8]) {
+    package init(messageId: String, timestamp: Date, payload: [UInt8]) {
         self.messageId = messageId
         self.timestamp = timestamp
         self.payload = payload

@@ -4,7 +4,17 @@ import MetaRouterCore
 /// The default destination: delivers every event to a MetaRouter ingestion cluster in
 /// batches (`POST {host}/v1/batch`), with the seed's status table and circuit breaker.
 /// Built on ``BatchUploader``, which other destinations can reuse with their own format.
-public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, LifecycleAware {
+///
+/// The facade adds it unless ``DefaultPlugins`` leaves out `.delivery`; a pipeline assembled
+/// without the facade adds the plugin ``make(options:)`` returns.
+public enum MetaRouterDestination {
+    /// Creates the destination (key `"MetaRouter"`). It flushes when asked, completes flushes
+    /// and shutdowns for ``AnalyticsClient/flushAndWait()`` and
+    /// ``AnalyticsClient/shutdown(timeout:)``, and follows the app's lifecycle.
+    public static func make(options: Options) -> any DestinationPlugin {
+        IngestionDestination(options: options)
+    }
+
     /// Tuning of the destination.
     public struct Options: Sendable {
         /// The ingestion host, e.g. `https://ingest.example.com` (a path prefix is kept).
@@ -35,11 +45,14 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
             return URL(string: text + "/v1/batch") ?? host.appendingPathComponent("v1/batch")
         }
     }
+}
 
+/// The plugin ``MetaRouterDestination/make(options:)`` returns.
+package final class IngestionDestination: DestinationPlugin, CompletingPlugin, LifecycleAware {
     /// `"MetaRouter"`.
-    public let key = "MetaRouter"
+    package let key = "MetaRouter"
     /// This destination's own plugins.
-    public let timeline = Timeline()
+    package let timeline = Timeline()
     /// The delivery machinery (available once configured).
     package private(set) var uploader: BatchUploader?
     /// Why the disk log could not be used, when it could not (the queue is then in memory).
@@ -50,15 +63,15 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     /// What opening the disk log found.
     package private(set) var recovery: DiskEventStore.RecoveryReport?
 
-    private let options: Options
+    private let options: MetaRouterDestination.Options
 
     /// Creates the destination.
-    public init(options: Options) {
+    package init(options: MetaRouterDestination.Options) {
         self.options = options
     }
 
     /// Builds the uploader with the client's write key, clock and logger, and starts timers.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         let policies: [any FlushPolicy] = [
             CountFlushPolicy(count: options.upload.flushAt), IntervalFlushPolicy(seconds: options.upload.flushIntervalSeconds),
         ]
@@ -102,44 +115,44 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     }
 
     /// Queues the event for delivery.
-    public func execute(event: Event) -> Event? {
+    package func execute(event: Event) -> Event? {
         uploader?.enqueue(event)
         return event
     }
 
     /// Sends what is queued.
-    public func flush() { uploader?.flush() }
+    package func flush() { uploader?.flush() }
 
     /// Sends what is queued; `completion` runs when the attempt has resolved.
-    public func flush(completion: @escaping @Sendable () -> Void) {
+    package func flush(completion: @escaping @Sendable () -> Void) {
         guard let uploader else { return completion() }
         uploader.flush(completion: completion)
     }
 
     /// Clears the queue; an in-flight batch is not requeued.
-    public func reset() { uploader?.reset() }
+    package func reset() { uploader?.reset() }
 
     /// Stops timers.
-    public func shutdown() { uploader?.close() }
+    package func shutdown() { uploader?.close() }
 
     /// Restarts the flush timer and sends what is queued.
-    public func applicationDidEnterForeground() {
+    package func applicationDidEnterForeground() {
         uploader?.resumeTimers()
         uploader?.flush()
     }
 
     /// Sends what is queued, makes the rest durable, and stops the timers.
-    public func applicationDidEnterBackground() {
+    package func applicationDidEnterBackground() {
         uploader?.flush()
         uploader?.persist()
         uploader?.pauseTimers()
     }
 
     /// Makes what is queued durable.
-    public func applicationWillTerminate() { uploader?.persist() }
+    package func applicationWillTerminate() { uploader?.persist() }
 
     /// Flushes what is queued, then stops timers and calls `completion`.
-    public func shutdown(completion: @escaping @Sendable () -> Void) {
+    package func shutdown(completion: @escaping @Sendable () -> Void) {
         shutdown { _ in completion() }
     }
 
@@ -156,4 +169,4 @@ public final class MetaRouterDestination: DestinationPlugin, CompletingPlugin, L
     }
 }
 
-extension MetaRouterDestination: DurabilityReporting {}
+extension IngestionDestination: DurabilityReporting {}

@@ -1,8 +1,8 @@
 /// The queue limit a delivering destination actually enforces: the disk log's caps when the
 /// log is open, the in-memory capacity when the disk is off or could not be opened.
-public struct QueueLimit: Sendable, Hashable {
+package struct QueueLimit: Sendable, Hashable {
     /// Where queued events are kept.
-    public enum Storage: String, Sendable, Hashable {
+    package enum Storage: String, Sendable, Hashable {
         /// In the durable event log (and in memory as an index).
         case disk
         /// In memory only: lost with the process.
@@ -10,14 +10,14 @@ public struct QueueLimit: Sendable, Hashable {
     }
 
     /// Where queued events are kept.
-    public var storage: Storage
+    package var storage: Storage
     /// Events held at most; the oldest are dropped beyond it.
-    public var maxEvents: Int
+    package var maxEvents: Int
     /// Payload bytes held at most, when there is such a cap (the disk log's).
-    public var maxBytes: Int?
+    package var maxBytes: Int?
 
     /// Creates a limit.
-    public init(storage: Storage, maxEvents: Int, maxBytes: Int? = nil) {
+    package init(storage: Storage, maxEvents: Int, maxBytes: Int? = nil) {
         self.storage = storage
         self.maxEvents = maxEvents
         self.maxBytes = maxBytes

@@ -5,9 +5,9 @@ import MetaRouterCore
 /// `NSRegularExpression`) is replaced by `replacement`.
 public struct PIIPattern: Sendable, Hashable {
     /// The regular expression.
-    public var expression: String
+    package var expression: String
     /// What each match becomes, e.g. `"<ssn>"`.
-    public var replacement: String
+    package var replacement: String
 
     /// A pattern and its replacement.
     public init(_ expression: String, replacement: String) {

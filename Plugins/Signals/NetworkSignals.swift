@@ -5,9 +5,9 @@ import MetaRouterCore
 import FoundationNetworking
 #endif
 
-/// Network signals from the app's own `URLSession`s, with nothing swizzled: the app adds
-/// ``NetworkSignalsProtocol`` to the `protocolClasses` of the configurations it wants watched,
-/// and ``SignalsConfiguration/network`` on an instance sends them to that instance's buffer.
+/// Network signals from the app's own `URLSession`s, with nothing swizzled: the app passes the
+/// configurations it wants watched to ``watch(_:)``, and ``SignalsConfiguration/network`` on an
+/// instance sends their signals to that instance's buffer.
 ///
 /// Each request through such a session becomes a `network` signal `{action: request, url}`
 /// and its answer `{action: response, url, statusCode, data?}` — `data` only when the body is
@@ -22,16 +22,16 @@ public enum NetworkSignals {
         public var allowedHosts: Set<String> = []
         /// Hosts never watched.
         public var blockedHosts: Set<String> = []
-        /// The SDK's own hosts, always blocked.
-        public var ownHosts: Set<String> = []
+        /// The SDK's own hosts (its ingestion host and rule server), always blocked; the instance
+        /// adds them.
+        package var ownHosts: Set<String> = []
         /// Response bodies above this size are not kept (64 KiB).
         public var maxBodyBytes = 64 * 1024
 
-        /// Watch everything but `blockedHosts` and `ownHosts`.
-        public init(allowedHosts: Set<String> = [], blockedHosts: Set<String> = [], ownHosts: Set<String> = []) {
+        /// Watch `allowedHosts` (every host when empty) but not `blockedHosts`.
+        public init(allowedHosts: Set<String> = [], blockedHosts: Set<String> = []) {
             self.allowedHosts = allowedHosts
             self.blockedHosts = blockedHosts
-            self.ownHosts = ownHosts
         }
 
         /// Whether requests to `url` become signals.
@@ -51,9 +51,9 @@ public enum NetworkSignals {
 
     private static let watches = Locked<[Watch]>([])
 
-    /// Sends the network signals of sessions using ``NetworkSignalsProtocol`` to `analytics`
+    /// Sends the network signals of watched sessions to `analytics`
     /// (its `SignalsPlugin`), filtered by `options`. Instances that shut down are left out.
-    package static func watch(_ analytics: AnalyticsClient, options: Options = Options()) {
+    package static func send(to analytics: AnalyticsClient, options: Options = Options()) {
         watches.withLock { list in
             list.removeAll { $0.analytics == nil || $0.analytics === analytics }
             list.append(Watch(analytics: analytics, options: options))
@@ -61,8 +61,17 @@ public enum NetworkSignals {
     }
 
     /// Stops sending network signals to `analytics`.
-    package static func unwatch(_ analytics: AnalyticsClient) {
+    package static func stopSending(to analytics: AnalyticsClient) {
         watches.withLock { $0.removeAll { $0.analytics == nil || $0.analytics === analytics } }
+    }
+
+    /// Makes the sessions created from `configuration` watched: puts the SDK's `URLProtocol`
+    /// first in its `protocolClasses` (once, however often it is called). Their requests then
+    /// become signals for every instance whose ``SignalsConfiguration/network`` watches the host;
+    /// requests no instance watches go on untouched.
+    public static func watch(_ configuration: URLSessionConfiguration) {
+        let others = (configuration.protocolClasses ?? []).filter { $0 != NetworkSignalsProtocol.self }
+        configuration.protocolClasses = [NetworkSignalsProtocol.self] + others
     }
 
     /// Whether any instance watches `url`'s host.

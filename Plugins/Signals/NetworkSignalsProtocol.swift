@@ -5,11 +5,11 @@ import MetaRouterCore
 import FoundationNetworking
 #endif
 
-/// The `URLProtocol` behind ``NetworkSignals``: add it first to a session configuration's
-/// `protocolClasses`. It sends each watched request on through a session of its own (without
+/// The `URLProtocol` behind ``NetworkSignals``, first in the `protocolClasses` of the
+/// configurations passed to ``NetworkSignals/watch(_:)``. It sends each watched request on through a session of its own (without
 /// itself), hands the answer back unchanged, and emits a signal for the request and one for the
 /// response. Requests to hosts no instance watches are left to the other protocols.
-public final class NetworkSignalsProtocol: URLProtocol {
+package final class NetworkSignalsProtocol: URLProtocol {
     private static let handledKey = "io.metarouter.signals.handled"
     private static let session = URLSession(configuration: .ephemeral)
     private static let handoff = DispatchQueue(label: "io.metarouter.signals.network")
@@ -33,16 +33,16 @@ public final class NetworkSignalsProtocol: URLProtocol {
     }
 
     /// Watched hosts only, and never a request this protocol already sent on.
-    public override class func canInit(with request: URLRequest) -> Bool {
+    package override class func canInit(with request: URLRequest) -> Bool {
         guard URLProtocol.property(forKey: handledKey, in: request) == nil else { return false }
         return NetworkSignals.isWatched(request.url)
     }
 
     /// The request as given.
-    public override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+    package override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     /// Emits the request signal and sends the request on.
-    public override func startLoading() {
+    package override func startLoading() {
         guard let url = request.url, let marked = (request as NSURLRequest).mutableCopy() as? NSMutableURLRequest else {
             client?.urlProtocol(self, didFailWithError: URLError(.badURL))
             return
@@ -69,5 +69,5 @@ public final class NetworkSignalsProtocol: URLProtocol {
 
     /// Nothing to stop: the inner request runs to its end (cancelling one mid-request crashes
     /// FoundationNetworking on Linux) and its answer is dropped with this protocol.
-    public override func stopLoading() {}
+    package override func stopLoading() {}
 }

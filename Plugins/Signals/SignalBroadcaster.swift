@@ -16,16 +16,3 @@ extension SignalBroadcaster {
     /// Does nothing.
     public func relay(_ signals: [Signal]) {}
 }
-
-/// Logs each signal at debug level (`sdk.signal: …`), as the seed's `DebugBroadcaster` prints them.
-public final class DebugSignalBroadcaster: SignalBroadcaster {
-    private let logger: AnalyticsLogger
-
-    /// Logs to `logger` (the instance's, for example).
-    public init(logger: AnalyticsLogger) { self.logger = logger }
-
-    /// Logs the signal's JSON.
-    public func added(_ signal: Signal) {
-        logger.debug("sdk.signal: \(JSONWriter.string(signal.json))")
-    }
-}

@@ -8,9 +8,9 @@ import MetaRouterCore
 /// produced, so a generator cannot feed itself.
 public struct SignalGenerator: Sendable {
     /// Shown in logs.
-    public var name: String
+    package var name: String
     /// The generator.
-    public var generate: @Sendable (Signal, SignalBuffer) -> [Event]
+    package var generate: @Sendable (Signal, SignalBuffer) -> [Event]
 
     /// A generator named `name`.
     public init(name: String, _ generate: @escaping @Sendable (Signal, SignalBuffer) -> [Event]) {

@@ -15,7 +15,7 @@ public struct SignalsConfiguration: Sendable {
     public var instrumentation = false
     /// Event generators, run in order for each signal.
     public var generators: [SignalGenerator] = []
-    /// Network signals from sessions using ``NetworkSignalsProtocol`` (off when `nil`).
+    /// Network signals from sessions passed to ``NetworkSignals/watch(_:)`` (off when `nil`).
     public var network: NetworkSignals.Options?
 
     /// The defaults, with `generators` and `broadcasters`.
@@ -31,7 +31,8 @@ public struct SignalsConfiguration: Sendable {
 ///
 /// The app emits signals (`emit(_:)` on the client, from any thread, in order with its other
 /// calls); each gets the instance's anonymousId, its time and the next index, goes into the
-/// ring, to every broadcaster, and through every generator, whose events enter the whole
+/// ring, to the log (`sdk.signal`, debug level), to every broadcaster, and through every
+/// generator, whose events enter the whole
 /// pipeline (consent, rules, delivery) behind the calls already made. With
 /// ``Configuration/instrumentation`` on, each event the instance sends becomes an
 /// `instrumentation` signal too (`{type, rawEvent}`); signals made by generated events are kept
@@ -125,6 +126,7 @@ package final class SignalsPlugin: Plugin {
         let signal = Signal(anonymousId: lastAnonymousId, timestamp: time, index: nextIndex, type: type, data: data)
         nextIndex += 1
         buffer.append(signal)
+        analytics?.logger.debug("sdk.signal: \(JSONWriter.string(signal.json))")
         for broadcaster in configuration.broadcasters { broadcaster.added(signal) }
         if !configuration.broadcasters.isEmpty {
             unrelayed.append(signal)

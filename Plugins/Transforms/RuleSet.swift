@@ -3,7 +3,7 @@ import MetaRouterCore
 
 /// What a rule set does when a rule cannot be applied to an event (e.g. a `set` into a field
 /// that is not an object).
-public enum FailurePolicy: String, Sendable, Hashable {
+package enum FailurePolicy: String, Sendable, Hashable {
     /// The event goes on as the failing rule found it.
     case open
     /// The event is dropped.
@@ -41,7 +41,7 @@ public struct RuleSet: Sendable {
     /// Replacements must carry a higher version.
     public var version: Int
     /// What a failing rule does to its event.
-    public var failurePolicy: FailurePolicy
+    package var failurePolicy: FailurePolicy
     /// The rules.
     package let rules: [Rule]
     private let compiled: [CompiledRule]

@@ -9,7 +9,7 @@ public final class TransformPlugin: Plugin {
     /// The stage it runs in.
     public let type: PluginType
     /// The destination it serves, when it sits in one's sub-timeline.
-    public let destinationKey: String?
+    package let destinationKey: String?
     /// The rules in force.
     public private(set) var ruleSet: RuleSet
     private weak var analytics: AnalyticsClient?
@@ -94,7 +94,7 @@ public enum RuleSetLoader {
     }
 
     /// The format `text` looks like.
-    public static func detect(_ text: String) -> RuleFormat {
+    package static func detect(_ text: String) -> RuleFormat {
         guard let json = try? JSONParser.parse(text) else { return .text }
         if json["rules"] != nil { return .json }
         return .segment

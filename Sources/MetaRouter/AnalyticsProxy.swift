@@ -211,7 +211,7 @@ package final class AnalyticsProxy: AnalyticsInterface {
         let queued = state.withLock { $0.pending.count }
         return DebugInfo(
             lifecycle: nil, queueLength: queued, writeKey: "", ingestionHost: "", flushIntervalSeconds: 0,
-            maxQueueEvents: 0, maxDiskEvents: 0, queueLimit: nil, circuitState: .closed,
+            maxQueueEvents: 0, queueOnDisk: false, circuitState: .closed,
             circuitRemainingMs: 0, flushInFlight: false, tracing: false, error: nil, stats: DeliveryStats())
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterAdvertisingID
 import MetaRouterPlatform
 
 /// Turns ``InitOptions`` into a running ``MetaRouterClient`` with the default plugins, or an
@@ -23,7 +24,7 @@ enum ClientFactory {
                     // The SDK's own requests never become signals.
                     let own = [options.hostURL, options.remoteRules?.url].compactMap { $0 }
                     network.ownHosts.formUnion(own.compactMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } })
-                    NetworkSignals.watch(instance.client, options: network)
+                    NetworkSignals.send(to: instance.client, options: network)
                 }
                 if options.captureCrashes {
                     // On the calling thread (usually the main one): its alternate signal stack
@@ -122,7 +123,7 @@ enum ClientFactory {
                 disk.maxAge = options.maxDiskAgeSeconds
                 delivery.disk = disk
             }
-            plugins.append(MetaRouterDestination(options: delivery))
+            plugins.append(IngestionDestination(options: delivery))
         }
         plugins += options.plugins?() ?? []
         return plugins

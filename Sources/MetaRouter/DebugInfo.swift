@@ -13,14 +13,13 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var ingestionHost: String
     /// Seconds between automatic flushes.
     public var flushIntervalSeconds: Int
-    /// The `maxQueueEvents` option: the queue capacity when the disk log is off. See
-    /// ``queueLimit`` for the limit actually in force.
+    /// The queue's capacity in force: `maxDiskEvents` when the disk log holds the queue,
+    /// `maxQueueEvents` otherwise (0 without the MetaRouter destination). Beyond it the oldest
+    /// events are dropped (`stats.dropped[.queueFull]`).
     public var maxQueueEvents: Int
-    /// The `maxDiskEvents` option (0: disk off).
-    public var maxDiskEvents: Int
-    /// The queue limit in force: where events are kept and how many at most (`nil` without the
-    /// MetaRouter destination).
-    public var queueLimit: QueueLimit?
+    /// Whether the durable disk log holds the queue; `false` when `maxDiskEvents` is 0 or the
+    /// log could not be opened (``error`` says why), and the queue is in memory only.
+    public var queueOnDisk: Bool
     /// The circuit breaker's state.
     public var circuitState: CircuitState
     /// Milliseconds until the breaker lets a probe through.
@@ -37,27 +36,19 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     public var advertisingId: String?
     /// Whether `Trace: true` is sent.
     public var tracing: Bool
-    /// Events rejected in per-call identity mode for carrying neither userId nor anonymousId.
-    public var rejectedWithoutIdentity = 0
-    /// Events dropped at the call because `maxPendingEvents` were already waiting for the
-    /// executor (callers outrunning the pipeline).
-    public var overflowedEvents = 0
     /// Input problems reported so far, by code (`missing_event_name`, …; see `InputProblem`).
     public var invalidInput: [String: Int] = [:]
     /// Tracking-plan violations found so far.
     public var planViolations = 0
-    /// Events the tracking plan dropped (block mode, or unplanned events it blocks).
-    public var planBlockedEvents = 0
     /// The consent in force.
     public var consent = ConsentState.granted
-    /// Events dropped because analytics consent was withdrawn.
-    public var consentDroppedEvents = 0
     /// The remote rule set in force (with ``InitOptions/remoteRules``): its name and version,
     /// and where it came from.
     public var remoteRules: (name: String, version: Int, source: RemoteRulesSource)?
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
-    /// Delivery counters.
+    /// Events queued, sent and retried, and every event dropped for good, by reason: in
+    /// delivery, and before it (`overflow`, `noIdentity`, `consent`, `trackingPlan`).
     public var stats: DeliveryStats
     /// File descriptors the instance holds now: its event log's lock and open segments. The
     /// default transport's connections are the process's, shared by every instance
@@ -75,14 +66,12 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
         var lines = [
             "lifecycle: \(lifecycle?.rawValue ?? "idle")", "queueLength: \(queueLength)", "writeKey: \(writeKey)",
             "ingestionHost: \(ingestionHost)", "flushIntervalSeconds: \(flushIntervalSeconds)",
-            "maxQueueEvents: \(maxQueueEvents)", "maxDiskEvents: \(maxDiskEvents)",
-            "queueLimit: \(queueLimit.map { "\($0.maxEvents) events (\($0.storage.rawValue))" } ?? "none")",
+            "maxQueueEvents: \(maxQueueEvents)", "queueOnDisk: \(queueOnDisk)",
             "circuitState: \(circuitState.rawValue)", "circuitRemainingMs: \(circuitRemainingMs)",
             "flushInFlight: \(flushInFlight)", "tracing: \(tracing)",
-            "sent: \(stats.sent)", "dropped: \(stats.droppedTotal)", "openDescriptors: \(openDescriptors)",
-            "rejectedWithoutIdentity: \(rejectedWithoutIdentity)", "overflowedEvents: \(overflowedEvents)",
-            "consent: analytics \(consent.analytics), errors \(consent.errors)", "consentDroppedEvents: \(consentDroppedEvents)",
-            "planViolations: \(planViolations)", "planBlockedEvents: \(planBlockedEvents)",
+            "sent: \(stats.sent)", "retries: \(stats.retries)",
+            "dropped: \(stats.droppedTotal)\(Self.byReason(stats.dropped))", "openDescriptors: \(openDescriptors)",
+            "consent: analytics \(consent.analytics), errors \(consent.errors)", "planViolations: \(planViolations)",
             "invalidInput: \(invalidInput.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))",
         ]
         if let anonymousId { lines.append("anonymousId: \(anonymousId)") }
@@ -92,5 +81,11 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
         if let remoteRules { lines.append("remoteRules: \"\(remoteRules.name)\" version \(remoteRules.version) (\(remoteRules.source.rawValue))") }
         if let error { lines.append("error: \(error)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// ` (reason=count, …)` for the reasons with drops, in the enum's order; empty without any.
+    private static func byReason(_ dropped: [DropReason: Int]) -> String {
+        let parts = DropReason.allCases.compactMap { reason in dropped[reason].flatMap { $0 > 0 ? "\(reason.rawValue)=\($0)" : nil } }
+        return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"
     }
 }

@@ -1,4 +1,3 @@
-@_exported import MetaRouterAdvertisingID
 @_exported import MetaRouterContext
 @_exported import MetaRouterCore
 @_exported import MetaRouterDelivery

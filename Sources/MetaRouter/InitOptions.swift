@@ -12,7 +12,7 @@ public struct DefaultPlugins: OptionSet, Sendable, Hashable {
     public static let identity = DefaultPlugins(rawValue: 1 << 0)
     /// app, device, os, library, locale, timezone (``ContextPlugin``).
     public static let context = DefaultPlugins(rawValue: 1 << 1)
-    /// The IDFA in `context.device.advertisingId` (``AdvertisingIDPlugin``).
+    /// The IDFA in `context.device.advertisingId`, set with `setAdvertisingId(_:)`.
     public static let advertisingId = DefaultPlugins(rawValue: 1 << 2)
     /// Delivery to the ingestion host (``MetaRouterDestination``).
     public static let delivery = DefaultPlugins(rawValue: 1 << 3)
@@ -34,8 +34,8 @@ public struct InitOptions: Sendable {
     public var flushIntervalSeconds: Int
     /// Events kept in the queue when the disk log is off (`maxDiskEvents = 0`) or cannot be
     /// opened; the oldest are dropped beyond it (default 2000, must be > 0). With the disk log
-    /// on, `maxDiskEvents` and `maxDiskBytes` are the queue's limits; `getDebugInfo().queueLimit`
-    /// reports the one in force.
+    /// on, `maxDiskEvents` and `maxDiskBytes` are the queue's limits; `getDebugInfo()` reports
+    /// the capacity in force (`maxQueueEvents`, `queueOnDisk`).
     public var maxQueueEvents: Int
     /// Events kept on disk, which is then the queue's limit (default 10000; 0 turns disk off;
     /// negative is rejected).

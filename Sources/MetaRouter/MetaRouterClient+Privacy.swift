@@ -108,7 +108,7 @@ extension MetaRouterClient {
     package func forget() async -> ForgetReport {
         let storage = client.configuration.storage
         let found = await onExecutor { timeline in
-            let queued = timeline.find(MetaRouterDestination.self)?.uploader?.status().queueLength ?? 0
+            let queued = timeline.find(IngestionDestination.self)?.uploader?.status().queueLength ?? 0
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
                 .contains { storage.string(forKey: $0) != nil }
             let consent = timeline.find(ConsentPlugin.self)?.forget() ?? false

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterAdvertisingID
 
 /// One analytics instance as the seed API presents it: an ``AnalyticsClient`` with the
 /// default plugins, plus the options it was made with.
@@ -112,7 +113,7 @@ package final class MetaRouterClient: AnalyticsInterface {
 
     /// Adds or removes `Trace: true` on uploads, in order with other calls.
     package func setTracing(_ enabled: Bool) {
-        client.perform { $0.find(MetaRouterDestination.self)?.uploader?.tracing = enabled }
+        client.perform { $0.find(IngestionDestination.self)?.uploader?.tracing = enabled }
     }
 
     /// Keeps `url` (last wins) for the next `Application Opened`. With lifecycle tracking off
@@ -144,7 +145,7 @@ package final class MetaRouterClient: AnalyticsInterface {
     package func getDebugInfo() async -> DebugInfo {
         let read = await onExecutor { timeline -> DebugInfoParts in
             let identity = timeline.find(IdentityPlugin.self)
-            let destination = timeline.find(MetaRouterDestination.self)
+            let destination = timeline.find(IngestionDestination.self)
             let uploader = destination?.uploader
             return DebugInfoParts(
                 anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
@@ -168,22 +169,24 @@ package final class MetaRouterClient: AnalyticsInterface {
         var info = DebugInfo(
             lifecycle: lifecycle, queueLength: snapshot.delivery?.queueLength ?? 0,
             writeKey: DebugInfo.mask(options.writeKey), ingestionHost: options.ingestionHost,
-            flushIntervalSeconds: options.flushIntervalSeconds, maxQueueEvents: options.maxQueueEvents,
-            maxDiskEvents: options.maxDiskEvents, queueLimit: snapshot.queueLimit,
+            flushIntervalSeconds: options.flushIntervalSeconds, maxQueueEvents: snapshot.queueLimit?.maxEvents ?? 0,
+            queueOnDisk: snapshot.queueLimit?.storage == .disk,
             circuitState: snapshot.delivery?.circuitState ?? .closed,
             circuitRemainingMs: snapshot.delivery?.circuitRemainingMs ?? 0,
             flushInFlight: snapshot.delivery?.flushInFlight ?? false,
             anonymousId: snapshot.anonymousId.flatMap { $0.isEmpty ? nil : $0 }, userId: snapshot.userId,
             groupId: snapshot.groupId, advertisingId: snapshot.advertisingId, tracing: snapshot.tracing,
-            rejectedWithoutIdentity: snapshot.rejectedWithoutIdentity,
             error: configurationError ?? client.disabledReason ?? snapshot.storageError, stats: snapshot.stats)
-        info.overflowedEvents = client.overflowedEvents
+        for (reason, count) in [
+            (DropReason.overflow, client.overflowedEvents), (.noIdentity, snapshot.rejectedWithoutIdentity),
+            (.consent, snapshot.consentDroppedEvents), (.trackingPlan, snapshot.planBlockedEvents),
+        ] where count > 0 {
+            info.stats.dropped[reason, default: 0] += count
+        }
         info.openDescriptors = snapshot.openDescriptors
         info.invalidInput = Dictionary(uniqueKeysWithValues: client.inputProblems.countsByCode.map { ($0.key.rawValue, $0.value) })
         info.planViolations = snapshot.planViolations
-        info.planBlockedEvents = snapshot.planBlockedEvents
         info.consent = snapshot.consent
-        info.consentDroppedEvents = snapshot.consentDroppedEvents
         info.remoteRules = snapshot.remoteRules.map { ($0.name, $0.version, $0.source) }
         return info
     }

@@ -9,16 +9,12 @@ public final class CapturingDestination: DestinationPlugin, @unchecked Sendable 
     /// This destination's own plugins.
     public let timeline = Timeline()
     private let captured = Locked<[Event]>([])
-    private let counters = Locked<(resets: Int, flushes: Int, shutdowns: Int)>((0, 0, 0))
 
     /// A capturing destination named `key`.
     public init(key: String = "Capture") { self.key = key }
 
     /// The events received so far, in order.
     public var events: [Event] { captured.current }
-
-    /// How often `reset()`, `flush()` and `shutdown()` reached this destination.
-    package var hookCounts: (resets: Int, flushes: Int, shutdowns: Int) { counters.current }
 
     /// Forgets the captured events.
     public func clear() { captured.withLock { $0.removeAll() } }
@@ -28,11 +24,4 @@ public final class CapturingDestination: DestinationPlugin, @unchecked Sendable 
         captured.withLock { $0.append(event) }
         return event
     }
-
-    /// Counts the reset.
-    public func reset() { counters.withLock { $0.resets += 1 } }
-    /// Counts the flush.
-    public func flush() { counters.withLock { $0.flushes += 1 } }
-    /// Counts the shutdown.
-    public func shutdown() { counters.withLock { $0.shutdowns += 1 } }
 }

@@ -62,6 +62,18 @@ final class UtilityProbe: Plugin, @unchecked Sendable {  // counters are read af
     func shutdown() { shutdowns += 1 }
 }
 
+/// A destination that counts the control hooks reaching it.
+final class HookCountingDestination: DestinationPlugin, @unchecked Sendable {  // counters are read after settle()
+    let key = "HookCounter"
+    let timeline = Timeline()
+    private(set) var resets = 0
+    private(set) var flushes = 0
+    private(set) var shutdowns = 0
+    func reset() { resets += 1 }
+    func flush() { flushes += 1 }
+    func shutdown() { shutdowns += 1 }
+}
+
 /// Sets `userId` from a counter so ordering tests can see identity boundaries.
 final class SessionStampPlugin: Plugin {
     let type = PluginType.before

@@ -116,8 +116,8 @@ import Testing
 
     @Test func utilityPluginsSeeNoEventsButGetControlHooks() async {
         let probe = UtilityProbe()
-        let capture = CapturingDestination()
-        let client = makeClient([probe, capture])
+        let destination = HookCountingDestination()
+        let client = makeClient([probe, destination])
         client.track("x")
         client.flush()
         client.reset()
@@ -127,7 +127,7 @@ import Testing
         #expect(probe.flushes == 1)
         #expect(probe.resets == 1)
         #expect(probe.shutdowns == 1)
-        #expect(capture.hookCounts == (resets: 1, flushes: 1, shutdowns: 1))
+        #expect((destination.resets, destination.flushes, destination.shutdowns) == (1, 1, 1))
     }
 
     @Test func shutdownDropsLaterCallsWithALogLine() async {

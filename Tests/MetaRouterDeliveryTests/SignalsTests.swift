@@ -38,13 +38,14 @@ import Testing
         }
     }
 
-    private func start(_ signals: SignalsConfiguration) async throws -> Instance {
+    private func start(_ signals: SignalsConfiguration, debug: Bool = false, logs: RecordingLogSink = RecordingLogSink()) async throws -> Instance {
         let collector = try await Collector.start()
         let directory = try TemporaryDirectory()
-        var options = InitOptions(writeKey: "signals-\(UUID())", ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
+        var options = InitOptions(
+            writeKey: "signals-\(UUID())", ingestionHost: collector.baseURL.absoluteString, debug: debug, flushIntervalSeconds: 3600)
         options.storageDirectory = directory.url
         options.keyValueStore = InMemoryKeyValueStore()
-        options.logSink = RecordingLogSink()
+        options.logSink = logs
         options.signals = signals
         return Instance(analytics: MetaRouter.Analytics.concreteInstance(for: options), collector: collector, directory: directory)
     }
@@ -146,6 +147,18 @@ import Testing
         await instance.stop()
     }
 
+    @Test(arguments: [true, false])
+    func debugModeLogsEachSignal(debug: Bool) async throws {
+        let logs = RecordingLogSink()
+        let instance = try await start(SignalsConfiguration(), debug: debug, logs: logs)
+        instance.analytics.emit(.interaction(component: "button", title: "Buy"))
+        _ = await instance.signals()
+        let lines = logs.messages.filter { $0.contains("sdk.signal: ") }
+        #expect(lines.count == (debug ? 1 : 0))
+        #expect(lines.allSatisfy { $0.contains(#""title":"Buy""#) && $0.contains(#""type":"interaction""#) })
+        await instance.stop()
+    }
+
     @Test func signalDataNestedTooDeepIsReportedAndLeftOut() async throws {
         let instance = try await start(SignalsConfiguration())
         var deep: JSON = "leaf"
@@ -213,7 +226,9 @@ import Testing
         configuration.network = NetworkSignals.Options()
         let instance = try await start(configuration)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.protocolClasses = [NetworkSignalsProtocol.self] + (sessionConfiguration.protocolClasses ?? [])
+        NetworkSignals.watch(sessionConfiguration)
+        NetworkSignals.watch(sessionConfiguration)
+        #expect(sessionConfiguration.protocolClasses?.filter { $0 == NetworkSignalsProtocol.self }.count == 1)
         let session = URLSession(configuration: sessionConfiguration)
         let product = #"{"content":{"price":5,"id":"p5"}}"#
         let large = "{\"blob\":\"" + String(repeating: "x", count: 100_000) + "\"}"
@@ -246,7 +261,7 @@ import Testing
         #expect(signals.allSatisfy { $0.data["url"]?.stringValue?.hasPrefix(api.baseURL.absoluteString) == true })
         #expect(!signals.map { JSONWriter.string($0.json) }.joined().contains("hidden"), "headers are never kept")
         #expect(!signals.map { JSONWriter.string($0.json) }.joined().contains("app-token"))
-        NetworkSignals.unwatch(instance.analytics.client)
+        NetworkSignals.stopSending(to: instance.analytics.client)
         await instance.stop()
     }
 }

@@ -78,8 +78,9 @@ import Testing
         options.storageDirectory = directory.url
         let analytics = MetaRouter.Analytics.concreteInstance(for: options)
         let info = await analytics.getDebugInfo()
-        #expect(info.queueLimit == QueueLimit(storage: .disk, maxEvents: 500, maxBytes: 1_000_000))
-        #expect(info.description.contains("queueLimit: 500 events (disk)"))
+        #expect(info.maxQueueEvents == 500)
+        #expect(info.queueOnDisk)
+        #expect(info.description.contains("maxQueueEvents: 500\nqueueOnDisk: true"))
         await analytics.shutdown()
     }
 
@@ -100,7 +101,7 @@ import Testing
         #expect(info.ingestionHost == "http://127.0.0.1:9")
         #expect(info.flushIntervalSeconds == 30)
         #expect(info.maxQueueEvents == 2000)
-        #expect(info.queueLimit == QueueLimit(storage: .memory, maxEvents: 2000))
+        #expect(info.queueOnDisk == false)
         #expect(info.queueLength == 3)
         #expect(info.circuitState == .closed)
         #expect(info.circuitRemainingMs == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouter
+import MetaRouterAdvertisingID
 import MetaRouterTesting
 import Testing
 

@@ -47,7 +47,7 @@ import Testing
         #expect(events.map(\.type) == [.identify, .alias])
         #expect(events.last?.previousId == "visitor-1")
         #expect(events.last?.userId == "user-2")
-        #expect(info.rejectedWithoutIdentity == 3)
+        #expect(info.stats.dropped[.noIdentity] == 3)
         let warnings = logs.messages(atLeast: .warning).filter { $0.contains("per-call identity mode") }
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("track \"Nobody\"") == true)

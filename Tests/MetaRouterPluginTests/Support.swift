@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouter
+import MetaRouterAdvertisingID
 import MetaRouterTesting
 
 /// A client with the identity, context and advertising-ID plugins and a capturing

@@ -60,7 +60,7 @@ import Testing
         #expect(logs.messages.filter { $0.contains("sdk.plan_violation") }.count == 7)
         let info = await analytics.getDebugInfo()
         #expect(info.planViolations == 14)
-        #expect(info.planBlockedEvents == 0)
+        #expect(info.stats.dropped[.trackingPlan] == nil)
         await analytics.shutdown()
     }
 
@@ -87,7 +87,7 @@ import Testing
         await analytics.flushAndWait()
         #expect(capture.events.map { $0.event ?? $0.type.rawValue } == ["Order Completed"])
         #expect(reports.all.current.allSatisfy { $0.action == .blocked })
-        #expect((await analytics.getDebugInfo()).planBlockedEvents == 4)
+        #expect((await analytics.getDebugInfo()).stats.dropped[.trackingPlan] == 4)
         await analytics.shutdown()
     }
 

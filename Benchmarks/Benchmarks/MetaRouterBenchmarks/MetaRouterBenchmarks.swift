@@ -1,6 +1,6 @@
 @preconcurrency import Benchmark
 import Foundation
-import MetaRouter
+@_spi(Benchmarks) import MetaRouter
 @_spi(Benchmarks) import MetaRouterCore
 @_spi(Benchmarks) import MetaRouterDelivery
 import MetaRouterTesting
@@ -16,7 +16,7 @@ func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
         application: ApplicationInfo(name: "bench", version: "1.0", build: "1"))
     configuration.maxPendingEvents = .max
     return AnalyticsClient(
-        configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIDPlugin(), capture])
+        configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), FacadeBenchmarkHooks.advertisingIDPlugin(), capture])
 }
 
 /// Twenty rules of the usual kinds.
@@ -51,7 +51,7 @@ private func sampleEventPayload() -> [UInt8] {
 
 /// A client with identity, context and the MetaRouter destination (disk log on, unless
 /// `disk` is false) over `transport`, in a fresh directory under the temporary directory.
-func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) -> (AnalyticsClient, MetaRouterDestination) {
+func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) -> (AnalyticsClient, any DestinationPlugin) {
     var options = MetaRouterDestination.Options(ingestionHost: URL(string: "https://bench.invalid")!)
     options.transport = transport
     options.upload.maxQueueEvents = 1_000_000
@@ -62,7 +62,7 @@ func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) ->
         log.maxBytes = 1 << 30
         options.disk = log
     }
-    let destination = MetaRouterDestination(options: options)
+    let destination = MetaRouterDestination.make(options: options)
     let configuration = benchConfiguration()
     return (AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination]), destination)
 }
@@ -270,7 +270,7 @@ let benchmarks: @Sendable () -> Void = {
         var options = MetaRouterDestination.Options(ingestionHost: collector.url)
         options.upload.flushAt = 100
         options.upload.maxQueueEvents = 100_000
-        let destination = MetaRouterDestination(options: options)
+        let destination = MetaRouterDestination.make(options: options)
         let configuration = benchConfiguration()
         let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
         runBlocking { await client.settle() }

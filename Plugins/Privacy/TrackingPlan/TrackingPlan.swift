@@ -18,7 +18,7 @@ import MetaRouterCore
 /// `tracking_plan`.
 public struct TrackingPlan: Sendable {
     /// What to do with a `track`, `screen` or `page` whose name the plan does not list.
-    public enum Unplanned: String, Sendable {
+    package enum Unplanned: String, Sendable {
         /// Deliver it; no violation.
         case allow
         /// A violation (`unplanned`), handled by the plugin's mode like any other.
@@ -33,8 +33,8 @@ public struct TrackingPlan: Sendable {
     package var identifyTraits: JSONSchema?
     /// The traits schema of `group` calls, if the plan has one.
     package var groupTraits: JSONSchema?
-    /// Events the plan does not list.
-    public var unplanned: Unplanned
+    /// Events the plan does not list (the JSON's `unplanned`).
+    package var unplanned: Unplanned
 
     /// A plan from its parts.
     package init(events: [String: JSONSchema], identifyTraits: JSONSchema? = nil, groupTraits: JSONSchema? = nil, unplanned: Unplanned = .allow) {

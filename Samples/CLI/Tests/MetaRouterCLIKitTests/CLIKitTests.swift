@@ -80,8 +80,8 @@ import Testing
 
     @Test(arguments: [(RuleFormat.text, text), (RuleFormat.json, json), (RuleFormat.segment, segment)])
     func checksAllThreeFormats(_ format: RuleFormat, _ rules: String) throws {
-        #expect(RuleSetLoader.detect(rules) == format)
-        let ruleSet = try RuleSetLoader.load(rules)
+        let ruleSet = try RuleSetLoader.load(rules)  // the format detected
+        #expect(try RuleSetLoader.load(rules, format: format).name == ruleSet.name)
         let explained = NIOLockedValueBox<[String]>([])
         let output = RulesChecker.check(ruleSet: ruleSet, eventLines: Self.events, destination: nil) { line in
             explained.withLockedValue { $0.append(line) }

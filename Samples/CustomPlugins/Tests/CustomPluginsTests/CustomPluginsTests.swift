@@ -8,13 +8,28 @@ import Testing
 import FoundationNetworking
 #endif
 
+private let idfa = "123E4567-E89B-12D3-A456-426614174000"
+
 private func client(_ plugins: [any Plugin]) -> AnalyticsClient {
     AnalyticsClient(
         configuration: Configuration(writeKey: "custom-plugins", logger: AnalyticsLogger(sink: RecordingLogSink()), storage: InMemoryKeyValueStore()),
-        plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIDPlugin()] + plugins)
+        plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIdStamp()] + plugins)
 }
 
-private let idfa = "123E4567-E89B-12D3-A456-426614174000"
+/// Writes the test IDFA where the facade's advertising-ID plugin puts one
+/// (`context.device.advertisingId`), for pipelines assembled without the facade.
+private final class AdvertisingIdStamp: Plugin {
+    let type = PluginType.enrichment
+
+    func execute(event: consuming Event) -> Event? {
+        var context = event.context
+        var device = context["device"]?.objectValue ?? [:]
+        device["advertisingId"] = .string(idfa)
+        context["device"] = .object(device)
+        event.context = context
+        return event
+    }
+}
 
 @Suite struct EnrichmentTests {
     @Test func appContextAndRenamesCompose() async {
@@ -32,7 +47,6 @@ private let idfa = "123E4567-E89B-12D3-A456-426614174000"
     @Test func consentGateDropsUntilGrantedInOrder() async {
         let capture = CapturingDestination()
         let analytics = client(ConsentGatePlugin().plugins + [capture])
-        analytics.perform { $0.find(AdvertisingIDPlugin.self)?.set(idfa) }
         analytics.track("Before Consent")
         ConsentGatePlugin.update(analytics, granted: [.analytics])
         analytics.track("Analytics Only")
@@ -93,7 +107,6 @@ private final class PythonCollector: @unchecked Sendable {  // immutable after i
         partner.add(plugin: StripAdvertisingIdPlugin())
         let capture = CapturingDestination()
         let analytics = client([webhook, partner, capture])
-        analytics.perform { $0.find(AdvertisingIDPlugin.self)?.set(idfa) }
         analytics.identify("user-7")
         analytics.track("Order Completed", properties: ["total": 42])
         analytics.track("Order Shipped", properties: ["carrier": "dhl"])

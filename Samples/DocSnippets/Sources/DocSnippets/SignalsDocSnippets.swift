@@ -46,7 +46,7 @@ import FoundationNetworking
     _ = MetaRouter.Analytics.initialize(with: options)
 
     let configuration = URLSessionConfiguration.default
-    configuration.protocolClasses = [NetworkSignalsProtocol.self] + (configuration.protocolClasses ?? [])
+    NetworkSignals.watch(configuration)
     let session = URLSession(configuration: configuration)   // its requests become signals
     session.dataTask(with: URL(string: "https://api.shop.example/products/7")!).resume()
 }
