@@ -12,6 +12,9 @@ public final class ContextPlugin: Plugin {
     package private(set) var baseContext: [String: JSON] = [:]
 
     private let overrides: [String: JSON]
+    private let screenReader: (@MainActor @Sendable () -> ScreenSize?)?
+    /// The screen read started when the plugin joined a client (none where there is no screen).
+    package private(set) var screenRead: Task<Void, Never>?
     /// The last context given per call and the context it made: servers pass the same one on
     /// call after call (an address, a deployment), and handing on the same dictionary spares
     /// a merge per event and lets the encoder see at once that it wrote this context before.
@@ -20,19 +23,26 @@ public final class ContextPlugin: Plugin {
     /// Creates the plugin. `extra` is merged into the computed context (e.g. a deployment name).
     public init(extra: [String: JSON] = [:]) {
         overrides = extra
+        screenReader = ScreenReading.platformReader
     }
 
-    /// Computes the context once. On Apple platforms the screen is read on the main actor and
-    /// joins the context when that read comes back (events before it carry no `screen`).
+    /// A plugin that reads the screen with `screenReader` (the tests' stand-in for a platform).
+    package init(extra: [String: JSON] = [:], screenReader: (@MainActor @Sendable () -> ScreenSize?)?) {
+        overrides = extra
+        self.screenReader = screenReader
+    }
+
+    /// Computes the context once. Where there is a screen (Apple platforms) it is read on the
+    /// main actor, four times a second for up to 5 seconds until a window scene has connected,
+    /// and joins the context when that read comes back (events before it carry no `screen`).
     public func configure(analytics: AnalyticsClient) {
         baseContext = ContextMerge.merge(PlatformContext.collect(application: analytics.configuration.application), overrides)
-        #if canImport(UIKit) || canImport(AppKit)
-        ApplePlatform.readScreen { [weak analytics] screen in
+        guard let screenReader else { return }
+        screenRead = ScreenReading.poll(attempts: 20, intervalNanoseconds: 250_000_000, read: screenReader) { [weak analytics] screen in
             analytics?.perform { timeline in
-                for plugin in timeline.findAll(ContextPlugin.self) { plugin.add(screen: screen) }
+                for plugin in timeline.findAll(ContextPlugin.self) { plugin.add(screen: screen.json) }
             }
         }
-        #endif
     }
 
     private func add(screen: [String: JSON]) {

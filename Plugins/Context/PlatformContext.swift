@@ -44,23 +44,24 @@ enum PlatformContext {
         if let distribution = linuxDistribution() { os["distribution"] = .string(distribution) }
         return os
         #else
-        let version = ProcessInfo.processInfo.operatingSystemVersion
-        return [
-            "name": .string(ApplePlatform.osName),
-            "version": .string("\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"),
-        ]
+        return ["name": .string(RuntimePlatform.current.osName), "version": .string(osVersion(ProcessInfo.processInfo.operatingSystemVersion))]
         #endif
     }
 
     private static func device() -> [String: JSON] {
         #if os(Linux)
-        var device: [String: JSON] = ["type": "server"]
+        var device: [String: JSON] = ["type": .string(RuntimePlatform.current.deviceType)]
         let machine = uname().machine
         if !machine.isEmpty { device["model"] = .string(machine) }
         return device
         #else
-        return ["manufacturer": "Apple", "type": .string(ApplePlatform.deviceType), "model": .string(uname().machine)]
+        return ["manufacturer": "Apple", "type": .string(RuntimePlatform.current.deviceType), "model": .string(uname().machine)]
         #endif
+    }
+
+    /// `major.minor.patch`.
+    static func osVersion(_ version: OperatingSystemVersion) -> String {
+        "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
     }
 
     private static func uname() -> (sysname: String, release: String, machine: String) {

@@ -64,22 +64,7 @@ package struct MetaRouterBatchFormat: BatchFormat {
 /// Header values shared by formats.
 public enum DeliveryHeaders {
     /// `metarouter-swift/<version> (<platform>)`.
-    public static let userAgent: String = {
-        #if os(Linux)
-        let platform = "Linux"
-        #elseif os(iOS)
-        let platform = "iOS"
-        #elseif os(tvOS)
-        let platform = "tvOS"
-        #elseif os(watchOS)
-        let platform = "watchOS"
-        #elseif os(macOS)
-        let platform = "macOS"
-        #else
-        let platform = "unknown"
-        #endif
-        return "\(LibraryInfo.name)/\(LibraryInfo.version) (\(platform))"
-    }()
+    public static let userAgent = "\(LibraryInfo.name)/\(LibraryInfo.version) (\(RuntimePlatform.current.userAgentName))"
 }
 
 /// Remembers the encoding of the last context seen. Nearly every event carries the context
