@@ -45,6 +45,23 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
     }
 
+    /// JSON names compare by code points, Swift's dictionary keys by canonical equivalence: an
+    /// object whose keys differ only in normalization is refused with both keys spelled out,
+    /// never merged into one value. A repeated key (same code points) keeps its last value.
+    @Test func keysThatDifferOnlyInNormalizationAreRefusedNotMerged() throws {
+        let text = #"{"caf\u00e9": 1, "cafe\u0301": 2}"#
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
+        do {
+            _ = try JSONParser.parse(text)
+        } catch {
+            #expect(error.reason.contains(#""caf\u{E9}" and "cafe\u{301}" differ only in Unicode normalization"#), "\(error)")
+        }
+        let nested = #"{"a": [{"\u00c5": true, "A\u030a": false}]}"#
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(nested) }
+        #expect(try JSONParser.parse(#"{"k": 1, "k": 2}"#) == ["k": 2])
+        #expect(try JSONParser.parse(#"{"caf\u00e9": 1, "cafe": 2}"#).objectValue?.count == 2)
+    }
+
     @Test func rejectsExcessiveNesting() {
         let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
         #expect(throws: JSONParseError.self) { try JSONParser.parse(deep) }

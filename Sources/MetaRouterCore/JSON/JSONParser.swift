@@ -94,13 +94,29 @@ public struct JSONParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
-            members[key] = try readValue(depth: depth + 1)
+            let value = try readValue(depth: depth + 1)
+            if members.updateValue(value, forKey: key) != nil, let kept = members.index(forKey: key), !members[kept].key.hasSameScalars(as: key) {
+                // Swift's dictionary keys compare by canonical equivalence, JSON's by code points:
+                // refuse rather than silently lose one of the two values.
+                throw error(
+                    "the keys \(Self.scalars(members[kept].key)) and \(Self.scalars(key)) differ only in Unicode normalization, "
+                        + "and an object here cannot hold both")
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
             if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
             throw error("expected ',' or '}'")
         }
+    }
+
+    /// `key` with every scalar outside printable ASCII written `\u{…}`, so that two keys that
+    /// look alike read differently (at most 64 scalars).
+    private static func scalars(_ key: String) -> String {
+        let shown = key.unicodeScalars.prefix(64).map { scalar in
+            (0x20..<0x7F).contains(scalar.value) ? String(scalar) : "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        }
+        return "\"" + shown.joined() + (key.unicodeScalars.count > 64 ? "…" : "") + "\""
     }
 
     private mutating func readArray(depth: Int) throws(JSONParseError) -> JSON {
