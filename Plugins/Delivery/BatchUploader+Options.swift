@@ -29,7 +29,8 @@ extension BatchUploader {
         public var gzip = false
         /// Queued events that start an upload (the public initializer's flush policy).
         public var flushAt = Defaults.flushAt
-        /// Seconds between timed uploads (the public initializer's flush policy).
+        /// Seconds events wait at most for a timed upload (the public initializer's flush policy;
+        /// no timer runs while nothing is queued).
         public var flushIntervalSeconds = TimeInterval(Defaults.flushIntervalSeconds)
         /// Events the public initializer's in-memory queue holds; past it the oldest go first.
         public var maxQueueEvents = Defaults.maxQueueEvents

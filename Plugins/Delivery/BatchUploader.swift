@@ -14,7 +14,7 @@ public final class BatchUploader {
     let store: any EventStore
     private let format: any BatchFormat
     private let transport: any HTTPTransport
-    private let policies: [any FlushPolicy]
+    let policies: [any FlushPolicy]
     private let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
     package let statsBox = Locked(DeliveryStats())
@@ -36,6 +36,8 @@ public final class BatchUploader {
     /// A flush is sending everything that was queued when it was asked for: after each
     /// delivered batch the next leaves at once, until a batch takes the last queued event.
     private var draining = false
+    /// Whether the policies have heard that events wait since their last flush.
+    var policiesToldOfWaiting = false
     /// A full queue evicts on every call: one log line per interval, with the count.
     private var evictionReports = ReportThrottle(interval: 10)
     private var waiters: [@Sendable () -> Void] = []
@@ -107,6 +109,7 @@ public final class BatchUploader {
         let queued = QueuedEvent(messageId: event.messageId, timestamp: event.timestamp, payload: format.encode(event))
         let evicted = store.append(queued)
         scheduleCommit()
+        if !policiesToldOfWaiting { tellPoliciesOfWaiting() }
         statsBox.withLock { $0.enqueued += 1 }
         if !evicted.isEmpty { drop(evicted, reason: .queueFull, status: nil) }
         guard inFlight == nil, retryTimer == nil else { return }
@@ -122,20 +125,6 @@ public final class BatchUploader {
         if let completion { waiters.append(completion) }
         draining = true
         sendNext()
-    }
-
-    /// Stops the flush policies' timers (the app went to the background).
-    package func pauseTimers() {
-        for policy in policies { policy.stop() }
-    }
-
-    /// Restarts the flush policies' timers.
-    package func resumeTimers() {
-        guard let analytics, !disabled else { return }
-        for policy in policies {
-            policy.stop()
-            policy.start(clock: analytics.configuration.clock) { [uploaderHandle] in uploaderHandle.run { $0.flush() } }
-        }
     }
 
     /// Makes everything queued durable now (background, terminate, shutdown).

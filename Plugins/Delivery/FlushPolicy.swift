@@ -8,6 +8,9 @@ package protocol FlushPolicy: AnyObject {
     func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void)
     /// Whether `queued` events warrant a flush now.
     func shouldFlush(queued: Int) -> Bool
+    /// Events are waiting and no flush has been asked for since they came: a timed policy arms
+    /// its timer now (called on the executor, once until the policy's next flush).
+    func eventsWaiting()
     /// Stops timers.
     func stop()
 }
@@ -17,6 +20,8 @@ extension FlushPolicy {
     package func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {}
     /// Never by count.
     package func shouldFlush(queued: Int) -> Bool { false }
+    /// Arms nothing.
+    package func eventsWaiting() {}
     /// Stops nothing.
     package func stop() {}
 }
@@ -32,33 +37,44 @@ package final class CountFlushPolicy: FlushPolicy {
     package func shouldFlush(queued: Int) -> Bool { queued >= threshold }
 }
 
-/// Flushes every `seconds`, on the injected clock (no run loop needed).
+/// Flushes `seconds` after events start waiting, on the injected clock (no run loop needed).
+/// The timer runs only while there is something to send: armed when the first event arrives
+/// after a flush, it fires once, and the next event arms it again. An idle instance has no
+/// timer at all.
 package final class IntervalFlushPolicy: FlushPolicy, Sendable {
     private struct Timer {
         var work: (any ScheduledWork)?
         var running = false
+        var clock: (any AnalyticsClock)?
+        var flush: (@Sendable () -> Void)?
     }
 
     private let interval: TimeInterval
     private let timer = Locked(Timer())
 
-    /// Flushes every `seconds` (at least 0.01).
+    /// Flushes `seconds` after events start waiting (at least 0.01).
     package init(seconds: TimeInterval = TimeInterval(Defaults.flushIntervalSeconds)) { interval = max(0.01, seconds) }
 
-    /// Arms a repeating timer.
+    /// Lets ``eventsWaiting()`` arm the timer.
     package func start(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {
-        timer.withLock { $0.running = true }
-        arm(clock: clock, flush: flush)
+        timer.withLock { state in
+            state.running = true
+            state.clock = clock
+            state.flush = flush
+        }
     }
 
-    private func arm(clock: any AnalyticsClock, flush: @escaping @Sendable () -> Void) {
+    /// Arms the one-shot timer unless it is armed or the policy is stopped.
+    package func eventsWaiting() {
         timer.withLock { state in
-            guard state.running else { return }
-            state.work?.cancel()
+            guard state.running, state.work == nil, let clock = state.clock, let flush = state.flush else { return }
             state.work = clock.schedule(after: interval) { [weak self] in
-                guard let self, self.timer.current.running else { return }
-                flush()
-                self.arm(clock: clock, flush: flush)
+                guard let self else { return }
+                let running = self.timer.withLock { state in
+                    state.work = nil
+                    return state.running
+                }
+                if running { flush() }
             }
         }
     }

@@ -30,7 +30,8 @@ public struct InitOptions: Sendable {
     public var ingestionHost: String
     /// Debug logging from the start.
     public var debug: Bool
-    /// Seconds between automatic flushes (default 10, must be > 0).
+    /// Seconds events wait at most for an automatic flush (default 10, must be > 0): the timer
+    /// starts with the first event queued after a flush, and none runs while nothing is queued.
     public var flushIntervalSeconds: Int
     /// Events kept in the queue when the disk log is off (`maxDiskEvents = 0`) or cannot be
     /// opened; the oldest are dropped beyond it (default 2000, must be > 0). With the disk log

@@ -70,6 +70,30 @@ import Testing
         #expect(second.last?.events.compactMap(\.number) == [3, 4])
     }
 
+    /// An idle instance has no flush timer: the first event after a flush arms it, it fires
+    /// once, and with nothing left to send nothing is armed again.
+    @Test func theIntervalTimerRunsOnlyWhileEventsWait() async throws {
+        let harness = try await DeliveryHarness { $0.upload.flushIntervalSeconds = 10 }
+        defer { harness.stop() }
+        await harness.client.settle()
+        #expect(!harness.clock.pendingDelays.contains(10), "a timer with nothing queued")
+        harness.track(2)
+        await harness.client.settle()
+        #expect(harness.clock.pendingDelays.filter { $0 == 10 }.count == 1)
+        harness.track(3, from: 2)
+        await harness.client.settle()
+        #expect(harness.clock.pendingDelays.filter { $0 == 10 }.count == 1, "one timer for however many events")
+        harness.clock.advance(by: 10)
+        let requests = try await harness.collector.waitFor { $0.flatMap(\.events).count == 5 }
+        #expect(requests.flatMap(\.events).compactMap(\.number) == Array(0..<5))
+        for _ in 0..<2_000 where await harness.status().flushInFlight { try await Task.sleep(nanoseconds: 2_000_000) }
+        await harness.client.settle()
+        #expect(!harness.clock.pendingDelays.contains(10), "the timer was armed again with nothing to send")
+        harness.track(1, from: 5)
+        await harness.client.settle()
+        #expect(harness.clock.pendingDelays.filter { $0 == 10 }.count == 1)
+    }
+
     @Test func shutdownStopsTheIntervalTimer() async throws {
         let harness = try await DeliveryHarness { $0.upload.flushIntervalSeconds = 10 }
         defer { harness.stop() }

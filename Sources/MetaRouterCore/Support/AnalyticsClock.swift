@@ -37,8 +37,9 @@ public protocol AnalyticsClock: Sendable {
     /// Dispatch's monotonic clock, the one its timers run on.
     @usableFromInline package func uptime() -> TimeInterval { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// A one-shot Dispatch timer on a utility queue. Cancelling it releases `work` at once (a
-    /// cancelled `asyncAfter` work item would keep it, and what it captured, until its deadline).
+    /// A one-shot Dispatch timer on a utility queue, with a tenth of its delay (at most 1 s) of
+    /// leeway. Cancelling it releases `work` at once (a cancelled `asyncAfter` work item would
+    /// keep it, and what it captured, until its deadline).
     @usableFromInline package func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let timer = DispatchSource.makeTimerSource(queue: Self.timerQueue)
         timer.setEventHandler {
@@ -46,7 +47,9 @@ public protocol AnalyticsClock: Sendable {
             timer.cancel()
         }
         // Bounded before Dispatch converts it to nanoseconds (a NaN or a huge delay would trap).
-        timer.schedule(deadline: .now() + (delay.isNaN ? 0 : min(max(0, delay), 1e9)))
+        let seconds = delay.isNaN ? 0 : min(max(0, delay), 1e9)
+        // The leeway lets the system fire it with other timers instead of waking for it alone.
+        timer.schedule(deadline: .now() + seconds, leeway: .nanoseconds(Int(min(seconds / 10, 1) * 1e9)))
         timer.resume()
         return DispatchScheduledWork(timer: timer)
     }
