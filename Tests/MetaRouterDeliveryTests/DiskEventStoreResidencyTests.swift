@@ -24,6 +24,30 @@ import Testing
         return try DiskEventStore(options: options, clock: clock)
     }
 
+    /// Every queued event has an index entry, so its size is the log's memory per event: a
+    /// layout fact, not a timing.
+    @Test func anIndexEntryIs32Bytes() throws {
+        #expect(MemoryLayout<DiskEventStore.Entry>.stride == 32)
+        var entry = DiskEventStore.Entry(sequence: 7, segment: SegmentFiles.maximumSegmentId - 1, offset: Int(UInt32.max), length: 90, payloadCount: 60, event: nil)
+        #expect(entry.segment == SegmentFiles.maximumSegmentId - 1 && entry.offset == Int(UInt32.max) && entry.event == nil)
+        entry.event = event(3)
+        entry.offset = 12
+        #expect(entry.event == event(3) && entry.offset == 12)
+    }
+
+    @Test func segmentNamesAtOrAboveTheIdLimitAreForeign() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let foreign = directory.url.appendingPathComponent(String(format: "segment-%016llx.log", SegmentFiles.maximumSegmentId))
+        try Data("not ours".utf8).write(to: foreign)
+        let store = try open(directory.url)
+        #expect(store.recovery.ignoredFiles == 1)
+        fill(store, 0..<10)
+        store.commit()
+        #expect(FileManager.default.fileExists(atPath: foreign.path), "a file the log did not write is never deleted")
+        store.close()
+    }
+
     private func fill(_ store: DiskEventStore, _ range: Range<Int>) {
         for index in range {
             _ = store.append(event(index))

@@ -75,21 +75,6 @@ package final class DiskEventStore: EventStore {
         }
     }
 
-    /// One queued event in the index: where its record is, and its bytes while resident.
-    struct Entry {
-        let sequence: UInt64
-        var segment: UInt64
-        /// Where the record starts in its segment; until it is committed, where it starts in
-        /// the write buffer (``DiskEventStore/commit()`` adds the file offset).
-        var offset: Int
-        /// The record's bytes, header included.
-        let length: Int32
-        /// The event's encoded bytes (what the caps count).
-        let payloadCount: Int32
-        /// The event, while it is resident; `nil` once it lives only on disk.
-        var event: QueuedEvent?
-    }
-
     let options: Options
     let files: SegmentFiles
     let lock: DirectoryLock

@@ -14,13 +14,17 @@ import Darwin
 /// deleted, and only with `unlink` (which never removes a directory).
 ///
 /// Everything read from the directory is untrusted: a name whose id is at or above
-/// ``maximumId`` is not one this log wrote and is ignored, so id arithmetic cannot overflow;
+/// ``maximumSegmentId`` is not one this log wrote and is ignored, so id arithmetic cannot
+/// overflow and an id fits the index's 32 bits;
 /// a segment is read only when it is a regular file (not a FIFO, device, directory or link)
 /// of at most ``maximumReadBytes``.
 final class SegmentFiles {
     /// Ids (and sequence numbers) this log writes stay below 2^48: far beyond any real queue,
     /// and far enough below `UInt64.max` that `+ 1` never traps.
     static let maximumId: UInt64 = 1 << 48
+    /// Segment ids stay below 2^32 (4 billion segments of 1 MB), so the index keeps them in 32
+    /// bits.
+    static let maximumSegmentId: UInt64 = 1 << 32
     /// The largest segment file recovery reads into memory.
     static let maximumReadBytes = 256 * 1024 * 1024
 
@@ -72,7 +76,7 @@ final class SegmentFiles {
         var segments: [Segment] = []
         var ignored: [String] = []
         for name in names where name.hasPrefix("segment-") && name.hasSuffix(".log") {
-            guard name.utf8.count == 28, let id = UInt64(name.dropFirst(8).prefix(16), radix: 16), id < Self.maximumId else {
+            guard name.utf8.count == 28, let id = UInt64(name.dropFirst(8).prefix(16), radix: 16), id < Self.maximumSegmentId else {
                 ignored.append(name)
                 continue
             }
@@ -156,7 +160,7 @@ final class SegmentFiles {
         var opened: Int32
         var attempts = 0
         while true {
-            guard id < Self.maximumId, attempts < 64 else { throw DiskStoreError.io("no free segment name in \(directory.path)") }
+            guard id < Self.maximumSegmentId, attempts < 64 else { throw DiskStoreError.io("no free segment name in \(directory.path)") }
             url = directory.appendingPathComponent(String(format: "segment-%016llx.log", id))
             // Readable too, so queued events can be read back through it even once the file is
             // no longer in the directory.
