@@ -23,13 +23,7 @@ let package = Package(
             ],
             path: "Benchmarks/MetaRouterBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        // Idle cost (context switches and CPU while nothing happens); run by `idle-wakeups`.
-        .executableTarget(
-            name: "IdleProbe",
-            dependencies: [.product(name: "MetaRouter", package: "MetaRouter")],
-            path: "IdleProbe"
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

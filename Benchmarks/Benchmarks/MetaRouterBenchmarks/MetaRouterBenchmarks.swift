@@ -99,7 +99,7 @@ private func runPipeline(disk: Bool, count: Int, started: () -> Void, finished: 
 }
 
 /// The `fraction` quantile of `values` (sorted in place).
-private func quantile(_ values: [UInt64], _ fraction: Double) -> UInt64 {
+func quantile(_ values: [UInt64], _ fraction: Double) -> UInt64 {
     guard !values.isEmpty else { return 0 }
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
@@ -219,6 +219,7 @@ let benchmarks: @Sendable () -> Void = {
 
     registerDataQualityBenchmarks()
     registerSignalsBenchmarks()
+    registerCallerTailBenchmarks()
 
     // Opening a log that holds 10k undelivered events (read, verify, index).
     Benchmark("disk log recovery, 10k events", configuration: .init(maxIterations: 20)) { benchmark in
