@@ -69,7 +69,7 @@ func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) ->
 
 /// The benchmarks' producers outrun the executor on purpose (100k calls in a tenth of a
 /// second): the ingress bound is lifted so that no call is dropped and every rate counts them all.
-private func benchConfiguration() -> Configuration {
+func benchConfiguration() -> Configuration {
     var configuration = Configuration(writeKey: "bench", logger: AnalyticsLogger(minimumLevel: .error))
     configuration.maxPendingEvents = .max
     return configuration
@@ -220,6 +220,7 @@ let benchmarks: @Sendable () -> Void = {
     registerDataQualityBenchmarks()
     registerSignalsBenchmarks()
     registerCallerTailBenchmarks()
+    registerDeliveryMemoryBenchmarks()
 
     // Opening a log that holds 10k undelivered events (read, verify, index).
     Benchmark("disk log recovery, 10k events", configuration: .init(maxIterations: 20)) { benchmark in
