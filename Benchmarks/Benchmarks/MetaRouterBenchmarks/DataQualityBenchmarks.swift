@@ -9,7 +9,7 @@ func registerDataQualityBenchmarks() {
     // PII scrubbing on the executor: the plugin's whole hook for a track event with five
     // properties and no personal data (the common case), scrubbing on.
     Benchmark("pii scrubbing, 5 properties, no PII", configuration: .init(scalingFactor: .mega, maxIterations: 20)) { benchmark in
-        let plugin = PrivacyBenchmarkHooks.scrubber()
+        let plugin = benchmarkScrubber()
         let event = sampleEvent()
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { blackHole(plugin.execute(event: event)) }
@@ -42,7 +42,7 @@ func registerDataQualityBenchmarks() {
         "breadcrumbs: add one, and the one a track leaves\(crashCapture ? ", crash capture on" : "")",
         configuration: .init(scalingFactor: .mega, maxIterations: 20)
     ) { benchmark in
-        let (plugin, add) = ErrorsBenchmarkHooks.breadcrumbs(capacity: 50, crashDirectory: crashCapture ? benchDirectory() : nil)
+        let (plugin, add) = benchmarkBreadcrumbs(capacity: 50, crashDirectory: crashCapture ? benchDirectory() : nil)
         let crumb = Breadcrumb(category: "navigation", message: "checkout", data: ["step": 2])
         let event = sampleEvent()
         benchmark.startMeasurement()

@@ -33,7 +33,7 @@ func registerDeliveryMemoryBenchmarks() {
             let destination = MetaRouterDestination.make(options: options)
             let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), destination])
             runBlocking { await client.settle() }
-            guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return }
+            guard let stats = benchmarkStatsReader(of: destination) else { return }
             let start = DispatchTime.now().uptimeNanoseconds
             benchmark.startMeasurement()
             // Each dictionary is built at its call, as an app's call sites build them, so the

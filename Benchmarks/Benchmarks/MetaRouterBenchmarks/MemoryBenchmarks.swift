@@ -22,7 +22,7 @@ func registerMemoryBenchmarks() {
             let (client, destination) = deliveryClient(
                 transport: InMemoryTransport(failureRate: 1), disk: disk, directory: directory)
             runBlocking { await client.settle() }
-            guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return }
+            guard let stats = benchmarkStatsReader(of: destination) else { return }
             let before = residentMemoryBytes()
             for index in 0..<total {
                 client.track("Product Viewed", properties: freshProperties(index))

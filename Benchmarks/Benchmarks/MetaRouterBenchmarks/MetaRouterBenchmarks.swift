@@ -16,7 +16,7 @@ func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
         application: ApplicationInfo(name: "bench", version: "1.0", build: "1"))
     configuration.maxPendingEvents = .max
     return AnalyticsClient(
-        configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), FacadeBenchmarkHooks.advertisingIDPlugin(), capture])
+        configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), benchmarkAdvertisingIDPlugin(), capture])
 }
 
 /// Twenty rules of the usual kinds.
@@ -46,7 +46,7 @@ private func sampleEventPayload() -> [UInt8] {
                                 "os": ["name": "Linux", "version": "6.1.0"], "device": ["type": "server", "model": "x86_64"],
                                 "locale": "en_US", "timezone": "Etc/UTC"])
     event.writeKey = "0123456789abcdef0123456789abcdef"
-    return CoreBenchmarkHooks.jsonBytes(of: event)
+    return benchmarkEventJSONBytes(event)
 }
 
 /// A client with identity, context and the MetaRouter destination (disk log on, unless
@@ -87,7 +87,7 @@ private func runPipeline(disk: Bool, count: Int, started: () -> Void, finished: 
     defer { try? FileManager.default.removeItem(at: directory) }
     let (client, destination) = deliveryClient(transport: InMemoryTransport(), disk: disk, directory: directory)
     runBlocking { await client.settle() }
-    guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return }
+    guard let stats = benchmarkStatsReader(of: destination) else { return }
     let properties = fiveProperties()
     started()
     for _ in 0..<count { client.track("Product Viewed", properties: properties) }
@@ -189,30 +189,30 @@ let benchmarks: @Sendable () -> Void = {
     ) { benchmark in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        guard let log = DeliveryBenchmarkHooks.openDiskLog(directory: directory) else { return }
+        guard let log = benchmarkDiskLog(directory: directory) else { return }
         let payload = sampleEventPayload()
         var payloadBytes = 0
         for index in 0..<100_000 {
-            log.append(messageId: "\(UUID().uuidString)", payload: payload)
+            log.append("\(UUID().uuidString)", payload)
             payloadBytes += payload.count
             if index % 20 == 19 { log.commit() }
-            if index % 100 == 99 { log.deliverBatch(maxCount: 100) }
+            if index % 100 == 99 { log.deliverBatch(100) }
         }
         log.commit()
-        benchmark.measurement(.custom("written / payload ×1000", useScalingFactor: false), log.bytesWritten * 1000 / payloadBytes)
+        benchmark.measurement(.custom("written / payload ×1000", useScalingFactor: false), log.bytesWritten() * 1000 / payloadBytes)
     }
 
     // Executor cost of the disk log per event: append plus a grouped commit every 20 events.
     Benchmark("disk log append + grouped commit", configuration: .init(scalingFactor: .kilo, maxIterations: 200)) { benchmark in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        guard let log = DeliveryBenchmarkHooks.openDiskLog(directory: directory) else { return }
+        guard let log = benchmarkDiskLog(directory: directory) else { return }
         let payload = sampleEventPayload()
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations {
-            log.append(messageId: "1795306645877-2EF92BC2-FC1E-4573-99EC-74F03062938A", payload: payload)
+            log.append("1795306645877-2EF92BC2-FC1E-4573-99EC-74F03062938A", payload)
             if index % 20 == 19 { log.commit() }
-            if index % 100 == 99 { log.deliverBatch(maxCount: 100) }
+            if index % 100 == 99 { log.deliverBatch(100) }
         }
         benchmark.stopMeasurement()
     }
@@ -228,14 +228,14 @@ let benchmarks: @Sendable () -> Void = {
         defer { try? FileManager.default.removeItem(at: directory) }
         let payload = sampleEventPayload()
         do {
-            guard let log = DeliveryBenchmarkHooks.openDiskLog(directory: directory) else { return }
-            for _ in 0..<10_000 { log.append(messageId: "\(UUID().uuidString)", payload: payload) }
+            guard let log = benchmarkDiskLog(directory: directory) else { return }
+            for _ in 0..<10_000 { log.append("\(UUID().uuidString)", payload) }
             log.sync()
         }
         benchmark.startMeasurement()
-        let reopened = DeliveryBenchmarkHooks.openDiskLog(directory: directory)
+        let reopened = benchmarkDiskLog(directory: directory)
         benchmark.stopMeasurement()
-        blackHole(reopened?.count)
+        blackHole(reopened?.count())
     }
 
     // Transform rules: one compiled condition on a typical event.
@@ -276,7 +276,7 @@ let benchmarks: @Sendable () -> Void = {
         let configuration = benchConfiguration()
         let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
         runBlocking { await client.settle() }
-        guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return }
+        guard let stats = benchmarkStatsReader(of: destination) else { return }
         let properties = fiveProperties()
         let total = benchmark.scaledIterations.count
         benchmark.startMeasurement()
@@ -371,7 +371,7 @@ let benchmarks: @Sendable () -> Void = {
         func rate(failureRate: Double) -> Double {
             let (client, destination) = deliveryClient(transport: InMemoryTransport(failureRate: failureRate), disk: false, directory: benchDirectory())
             runBlocking { await client.settle() }
-            guard let stats = DeliveryBenchmarkHooks.statsReader(of: destination) else { return 0 }
+            guard let stats = benchmarkStatsReader(of: destination) else { return 0 }
             let total = 5_000
             let start = Date()
             for index in 0..<total { client.track("Product Viewed", properties: ["n": index]) }

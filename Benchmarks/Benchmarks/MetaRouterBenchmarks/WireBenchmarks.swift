@@ -16,14 +16,14 @@ func registerWireBenchmarks() {
     ) { benchmark in
         let body = sampleBatchBody()
         benchmark.measurement(.custom("bytes per event", useScalingFactor: false), body.count / 100)
-        benchmark.measurement(.custom("gzip bytes per event", useScalingFactor: false), (DeliveryBenchmarkHooks.gzip([UInt8](body))?.count ?? 0) / 100)
+        benchmark.measurement(.custom("gzip bytes per event", useScalingFactor: false), (benchmarkGzip([UInt8](body))?.count ?? 0) / 100)
     }
 
     // What gzip costs: compressing one batch body of 100 such events (about 68 KB).
     Benchmark("gzip one batch of 100 events", configuration: .init(scalingFactor: .one, maxIterations: 200)) { benchmark in
         let body = [UInt8](sampleBatchBody())
         benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { blackHole(DeliveryBenchmarkHooks.gzip(body)) }
+        for _ in benchmark.scaledIterations { blackHole(benchmarkGzip(body)) }
         benchmark.stopMeasurement()
     }
 }
@@ -40,6 +40,6 @@ private func sampleBatchBody() -> Data {
         ])
     }
     runBlocking { await client.settle() }
-    return DeliveryBenchmarkHooks.batchBody(of: capture.events, writeKey: "0123456789abcdef0123456789abcdef", sentAt: Date())
+    return benchmarkBatchBody(of: capture.events, writeKey: "0123456789abcdef0123456789abcdef", sentAt: Date())
 }
 
