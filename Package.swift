@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "MetaRouterPrivacy", targets: ["MetaRouterPrivacy"]),
         .library(name: "MetaRouterErrors", targets: ["MetaRouterErrors"]),
         .library(name: "MetaRouterSignals", targets: ["MetaRouterSignals"]),
+        .library(name: "MetaRouterEntitlements", targets: ["MetaRouterEntitlements"]),
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
     ],
     targets: [
@@ -37,12 +38,13 @@ let package = Package(
         .target(name: "MetaRouterPrivacy", dependencies: ["MetaRouterCore"], path: "Plugins/Privacy"),
         .target(name: "MetaRouterErrors", dependencies: ["MetaRouterCore"], path: "Plugins/Errors"),
         .target(name: "MetaRouterSignals", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Signals"),
+        .target(name: "MetaRouterEntitlements", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Entitlements"),
         .target(
             name: "MetaRouter",
             dependencies: [
                 "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
                 "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle", "MetaRouterTransforms",
-                "MetaRouterPrivacy", "MetaRouterErrors", "MetaRouterSignals", "MetaRouterPlatform",
+                "MetaRouterPrivacy", "MetaRouterErrors", "MetaRouterSignals", "MetaRouterEntitlements", "MetaRouterPlatform",
             ],
             path: "Sources/MetaRouter"
         ),

@@ -74,6 +74,25 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func resetAndWait() async
     /// Adds a user-defined signal whose data is `value` encoded as a JSON object.
     func emit<Data: Encodable>(userDefined value: Data)
+    /// Whether the identified user is entitled to `key` now. Read from memory, never waiting
+    /// for the network, the disk or the executor; `false` whenever ``entitlements()`` is `nil`.
+    func isEntitled(_ key: String) -> Bool
+    /// The identified user's entitlements, or `nil` when none are known for that user:
+    /// entitlements off (`InitOptions.entitlements`), no user, an `identify`, `alias` or
+    /// `reset` not yet applied, or nothing fetched or stored for the user yet.
+    func entitlements() -> Set<String>?
+    /// Fetches the identified user's entitlements now and returns them. Throws an
+    /// ``EntitlementError``; on an outage the last known good set stays in force.
+    func refreshEntitlements() async throws -> Set<String>
+    /// Calls `handler` with every later change of the entitlements served, on the executor, in
+    /// order. Keep it short: the pipeline waits for it.
+    func onEntitlementsChange(_ handler: @escaping @Sendable (EntitlementChange) -> Void)
+    /// Every later change of the entitlements served, in order, until the instance shuts down.
+    var entitlementChanges: AsyncStream<EntitlementChange> { get }
+    /// Hands the evidence of a purchase (a StoreKit 2 signed transaction, as text) to the
+    /// entitlement source, then refreshes. Queued on disk until the source takes it, once per
+    /// `transactionId`.
+    func recordPurchase(transactionId: String, evidence: String)
     /// The engine behind this instance: add plugins to it (``AnalyticsClient/add(plugin:at:)``)
     /// or run work on its executor. On `shared` it waits until an instance is initialized.
     var client: AnalyticsClient { get async }

@@ -76,6 +76,11 @@ package final class AnalyticsProxy: AnalyticsInterface {
         forward { $0.client.process(event) }
     }
 
+    /// An identify or alias kept for the client: replayed as an identity change.
+    private func forwardUserChange(_ event: PreparedEvent) {
+        forward { client in client.changingUser { client.client.process(event) } }
+    }
+
     private func boundClient() async -> MetaRouterClient {
         if let target { return target }
         return await withCheckedContinuation { continuation in
@@ -96,7 +101,7 @@ package final class AnalyticsProxy: AnalyticsInterface {
     /// Sets the current user and records their traits.
     package func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
         if let target { return target.identify(userId, traits: traits, options: options) }
-        forward(factory.identify(userId, traits: traits, options: options))
+        forwardUserChange(factory.identify(userId, traits: traits, options: options))
     }
 
     /// Sets the current group and records its traits.
@@ -120,7 +125,7 @@ package final class AnalyticsProxy: AnalyticsInterface {
     /// Links the current identity to `newUserId`.
     package func alias(_ newUserId: String, options: EventOptions?) {
         if let target { return target.alias(newUserId, options: options) }
-        forward(PreparedEvent(factory.alias(newUserId, options: options)))
+        forwardUserChange(PreparedEvent(factory.alias(newUserId, options: options)))
     }
 
     /// Records a user action with typed properties.
@@ -132,7 +137,7 @@ package final class AnalyticsProxy: AnalyticsInterface {
     /// Sets the current user with typed traits.
     package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
         if let target { return target.identify(userId, traits: traits, options: options) }
-        forward(PreparedEvent(factory.identify(userId, encodable: traits, options: options)))
+        forwardUserChange(PreparedEvent(factory.identify(userId, encodable: traits, options: options)))
     }
 
     /// Sets or clears the advertising id once a client is bound.
@@ -201,6 +206,29 @@ package final class AnalyticsProxy: AnalyticsInterface {
     /// Emits a user-defined signal once a client is bound; encoded now, at the call.
     package func emit<Data: Encodable>(userDefined value: Data) {
         if let signal = SignalContent.userDefined(encoding: value, problems: problems) { emit(signal) }
+    }
+    /// The bound client's answer; `false` while none is bound.
+    package func isEntitled(_ key: String) -> Bool { target?.isEntitled(key) ?? false }
+    /// The bound client's set; `nil` while none is bound.
+    package func entitlements() -> Set<String>? { target?.entitlements() }
+    /// Waits for a client to be bound and refreshes its entitlements.
+    package func refreshEntitlements() async throws -> Set<String> { try await boundClient().refreshEntitlements() }
+    /// Registers the handler once a client is bound, in call order.
+    package func onEntitlementsChange(_ handler: @escaping @Sendable (EntitlementChange) -> Void) {
+        forward { $0.onEntitlementsChange(handler) }
+    }
+    /// The bound client's changes; before one is bound, those from the moment it is.
+    package var entitlementChanges: AsyncStream<EntitlementChange> {
+        if let target { return target.entitlementChanges }
+        var made: AsyncStream<EntitlementChange>.Continuation?
+        let stream = AsyncStream<EntitlementChange> { made = $0 }
+        guard let continuation = made else { return stream }
+        forward { client in client.onEntitlementsChange { continuation.yield($0) } }
+        return stream
+    }
+    /// Queues the purchase once a client is bound, in call order.
+    package func recordPurchase(transactionId: String, evidence: String) {
+        forward { $0.recordPurchase(transactionId: transactionId, evidence: evidence) }
     }
     /// The bound client's engine, once a client is bound.
     package var client: AnalyticsClient { get async { await boundClient().client } }

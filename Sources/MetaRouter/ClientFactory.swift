@@ -10,16 +10,17 @@ enum ClientFactory {
     /// run, so that starting it — under the registry's lock — runs none.
     enum Prepared {
         case inert(MetaRouterClient)
-        case ready(configuration: Configuration, plugins: [any Plugin], options: InitOptions)
+        case ready(configuration: Configuration, plugins: [any Plugin], options: InitOptions, entitlements: EntitlementCache?)
 
         /// The instance: the inert one, or a new client whose executor starts configuring the
         /// plugins on its own thread.
         func start() -> MetaRouterClient {
             switch self {
             case .inert(let client): return client
-            case .ready(let configuration, let plugins, let options):
+            case .ready(let configuration, let plugins, let options, let entitlements):
                 let instance = MetaRouterClient(
-                    client: AnalyticsClient(configuration: configuration, plugins: plugins), options: options, configurationError: nil)
+                    client: AnalyticsClient(configuration: configuration, plugins: plugins), options: options, configurationError: nil,
+                    entitlementCache: entitlements)
                 if var network = options.signals?.network {
                     // The SDK's own requests never become signals.
                     let own = [options.hostURL, options.remoteRules?.url].compactMap { $0 }
@@ -60,6 +61,22 @@ enum ClientFactory {
         configuration.maxPendingEvents = options.maxPendingEvents
         configuration.onInvalidInput = options.onInvalidInput
         var plugins = plugins(for: options, host: host, directory: directory)
+        let entitlements = options.entitlements.map { _ in EntitlementCache() }
+        if let cache = entitlements, let settings = options.entitlements {
+            // After identity (its userId is loaded when the plugin reads it), before delivery.
+            let source = settings.source ?? HTTPEntitlementSource(
+                host: host, writeKey: options.writeKey,
+                transport: options.transport ?? HTTPTransports.standard(timeout: 30, maxResponseBytes: EntitlementStore.maximumFileBytes))
+            let plugin = EntitlementsPlugin(
+                source: source, refreshInterval: settings.refreshIntervalSeconds, cache: cache,
+                store: EntitlementStore(directory: directory.appendingPathComponent("entitlements", isDirectory: true))
+            ) { timeline in
+                let identity = timeline.find(IdentityPlugin.self)
+                return (identity?.userId, identity?.anonymousId)
+            }
+            let afterIdentity = plugins.firstIndex { $0 is IdentityPlugin }.map { $0 + 1 } ?? plugins.count
+            plugins.insert(plugin, at: afterIdentity)
+        }
         if options.trackLifecycleEvents {
             // First, so it joins (on the executor) before the identity plugin creates an
             // anonymousId: an existing one means the SDK ran here before (an upgrade from a
@@ -67,7 +84,7 @@ enum ClientFactory {
             let hadIdentity = { storage.string(forKey: IdentityKeys.anonymousId) != nil }
             plugins.insert(lifecyclePlugin(options, logger: logger, hadIdentity: hadIdentity), at: 0)
         }
-        return .ready(configuration: configuration, plugins: plugins, options: options)
+        return .ready(configuration: configuration, plugins: plugins, options: options, entitlements: entitlements)
     }
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {

@@ -45,6 +45,9 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// The remote rule set in force (with ``InitOptions/remoteRules``): its name and version,
     /// and where it came from.
     public var remoteRules: (name: String, version: Int, source: RemoteRulesSource)?
+    /// When the last entitlement refresh failed (with ``InitOptions/entitlements``); `nil` once
+    /// one succeeds. The last known good set stays in force meanwhile.
+    public var entitlementsRefreshFailedAt: Date?
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
     /// Events queued, sent and retried, and every event dropped for good, by reason: in
@@ -79,6 +82,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
         if let groupId { lines.append("groupId: \(groupId)") }
         if let advertisingId { lines.append("advertisingId: \(advertisingId)") }
         if let remoteRules { lines.append("remoteRules: \"\(remoteRules.name)\" version \(remoteRules.version) (\(remoteRules.source.rawValue))") }
+        if let entitlementsRefreshFailedAt { lines.append("entitlementsRefreshFailedAt: \(entitlementsRefreshFailedAt)") }
         if let error { lines.append("error: \(error)") }
         return lines.joined(separator: "\n")
     }

@@ -1,6 +1,7 @@
 @_exported import MetaRouterContext
 @_exported import MetaRouterCore
 @_exported import MetaRouterDelivery
+@_exported import MetaRouterEntitlements
 @_exported import MetaRouterErrors
 @_exported import MetaRouterIdentity
 @_exported import MetaRouterLifecycle

@@ -111,6 +111,9 @@ public struct InitOptions: Sendable {
     /// Signals (off when `nil`): the buffer, broadcasters, instrumentation and event generators
     /// that `emit(_:)` feeds; see `Docs/Signals.md`.
     public var signals: SignalsConfiguration?
+    /// Entitlements (`isEntitled`, `refreshEntitlements`, `recordPurchase`); off when `nil`,
+    /// and then the instance holds no entitlement state and makes no entitlement request.
+    public var entitlements: EntitlementOptions?
     /// Report crashes (off by default): signal handlers, chained to those installed before,
     /// write a record that the next start sends as an `Application Crashed` event with the
     /// breadcrumbs of the moment; see `Docs/ErrorCapture.md`.

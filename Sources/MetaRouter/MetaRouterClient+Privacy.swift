@@ -115,13 +115,14 @@ extension MetaRouterClient {
             let superProperties = timeline.find(SuperPropertiesPlugin.self)?.clear() ?? false
             let breadcrumbs = timeline.find(BreadcrumbsPlugin.self)?.clear() ?? 0
             let signals = timeline.find(SignalsPlugin.self)?.clear() ?? 0
+            timeline.find(EntitlementsPlugin.self)?.forget()
             return ForgetReport(
                 queuedEvents: queued, identity: hadIdentity, consent: consent, superProperties: superProperties, breadcrumbs: breadcrumbs,
                 signals: signals)
         }
         // In a fork() child nothing is touched: the files are the parent's.
         guard let report = found else { return ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false) }
-        await client.resetAndWait()
+        await resetAndWait()
         client.logger.info(
             "sdk.forgotten: \(report.queuedEvents) queued event(s), identity \(report.identity ? "removed" : "none stored"), "
                 + "consent \(report.consent ? "removed" : "none stored"), super properties \(report.superProperties ? "removed" : "none"), \(report.breadcrumbs) breadcrumb(s), \(report.signals) signal(s)")

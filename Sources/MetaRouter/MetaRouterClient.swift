@@ -10,11 +10,14 @@ package final class MetaRouterClient: AnalyticsInterface {
     package let options: InitOptions
     /// Why the options were rejected, when they were; the instance is then inert.
     package let configurationError: String?
+    /// The entitlements served, when `InitOptions.entitlements` is set.
+    package let entitlementCache: EntitlementCache?
 
-    init(client: AnalyticsClient, options: InitOptions, configurationError: String?) {
+    init(client: AnalyticsClient, options: InitOptions, configurationError: String?, entitlementCache: EntitlementCache? = nil) {
         self.client = client
         self.options = options
         self.configurationError = configurationError
+        self.entitlementCache = entitlementCache
     }
 
     /// Records a user action.
@@ -24,7 +27,7 @@ package final class MetaRouterClient: AnalyticsInterface {
 
     /// Sets the current user and records their traits.
     package func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
-        client.identify(userId, traits: traits, options: options)
+        changingUser { client.identify(userId, traits: traits, options: options) }
     }
 
     /// Sets the current group and records its traits.
@@ -44,7 +47,7 @@ package final class MetaRouterClient: AnalyticsInterface {
 
     /// Links the current identity to `newUserId`.
     package func alias(_ newUserId: String, options: EventOptions?) {
-        client.alias(newUserId, options: options)
+        changingUser { client.alias(newUserId, options: options) }
     }
 
     /// Records a user action with typed properties.
@@ -54,7 +57,7 @@ package final class MetaRouterClient: AnalyticsInterface {
 
     /// Sets the current user with typed traits.
     package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
-        client.identify(userId, traits: traits, options: options)
+        changingUser { client.identify(userId, traits: traits, options: options) }
     }
 
     /// Sets or clears the advertising id, in order with other calls.
@@ -95,10 +98,13 @@ package final class MetaRouterClient: AnalyticsInterface {
     package func flushAndWait() async { await client.flushAndWait() }
 
     /// Clears identity, the advertising id and the queue.
-    package func reset() { client.reset() }
+    package func reset() { changingUser { client.reset() } }
 
     /// Resets and waits until the reset is applied.
-    package func resetAndWait() async { await client.resetAndWait() }
+    package func resetAndWait() async {
+        reset()
+        await client.settle()
+    }
 
     /// Turns on debug logging.
     package func enableDebugLogging() {
@@ -159,7 +165,8 @@ package final class MetaRouterClient: AnalyticsInterface {
                 planBlockedEvents: timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0,
                 remoteRules: timeline.find(RemoteRulesPlugin.self).flatMap { plugin in
                     plugin.ruleSet.map { RemoteRulesInForce(name: $0.name, version: $0.version, source: plugin.source) }
-                })
+                },
+                entitlementsRefreshFailedAt: timeline.find(EntitlementsPlugin.self)?.lastFailure)
         }
         // In a fork() child nothing can be read: the instance reports itself empty and inert.
         let snapshot = read ?? DebugInfoParts(
@@ -188,6 +195,7 @@ package final class MetaRouterClient: AnalyticsInterface {
         info.planViolations = snapshot.planViolations
         info.consent = snapshot.consent
         info.remoteRules = snapshot.remoteRules.map { ($0.name, $0.version, $0.source) }
+        info.entitlementsRefreshFailedAt = snapshot.entitlementsRefreshFailedAt
         return info
     }
 
@@ -208,6 +216,7 @@ package final class MetaRouterClient: AnalyticsInterface {
         var planViolations: Int
         var planBlockedEvents: Int
         var remoteRules: RemoteRulesInForce?
+        var entitlementsRefreshFailedAt: Date?
     }
 
     private struct RemoteRulesInForce: Sendable {

@@ -10,6 +10,13 @@ first line, records every request, and answers each one from a script:
                            "fail_rate": 0.3, "fail_status": 503, "seed": 7}
   GET  /_control/requests {"requests": [{"path", "headers", "body", "status", "dropped"}]}
   POST /_control/clear    forget recorded requests and the script
+  POST /_control/entitlements {"users": {"u1": ["pro"]}, "status": null, "purchase_status": null,
+                            "drop": false}   # the entitlement API's table and its faults
+
+The entitlement API (Docs/Entitlements.md) answers from that table, and records its requests
+too: GET /v1/entitlements?userId=... gives {"entitlements": [...]} with an ETag (304 for a
+matching If-None-Match) or "status" when set; POST /v1/purchases answers "purchase_status" when
+set, and otherwise grants the entitlement named by evidence "grant:<key>" to the request's userId.
 
 Everything else (POST, or GET as a rule server is asked) is an ingestion request, answered from
 the script with its "body" text ("{}" by default). It stops on SIGTERM or when stdin closes.
@@ -20,9 +27,12 @@ import random
 import sys
 import threading
 import time
+import urllib.parse
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
+ENTITLEMENTS = {"users": {}, "status": None, "purchase_status": None, "drop": False}
 STATE = {"requests": [], "in_flight": 0, "responses": [], "default": {"status": 200}, "fail_rate": 0.0,
          "fail_status": 503, "random": random.Random(0)}
 
@@ -73,7 +83,50 @@ class Handler(BaseHTTPRequestHandler):
                 with LOCK:
                     STATE["padding_sent"] = STATE.get("padding_sent", 0) + sent
 
+    def entitlements(self, body):
+        """The entitlement API; returns False for any other path."""
+        path, _, query = self.path.partition("?")
+        if path.endswith("/v1/entitlements") and self.command == "GET":
+            user = urllib.parse.parse_qs(query).get("userId", [""])[0]
+        elif path.endswith("/v1/purchases") and self.command == "POST":
+            user = None
+        else:
+            return False
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        with LOCK:
+            status = ENTITLEMENTS["status"] if user is not None else ENTITLEMENTS["purchase_status"]
+            drop = ENTITLEMENTS["drop"]
+            if user is None and status is None and not drop and isinstance(parsed, dict):
+                evidence, buyer = parsed.get("evidence") or "", parsed.get("userId") or ""
+                if evidence.startswith("grant:"):
+                    keys = ENTITLEMENTS["users"].setdefault(buyer, [])
+                    if evidence[6:] not in keys:
+                        keys.append(evidence[6:])
+            keys = sorted(ENTITLEMENTS["users"].get(user, [])) if user is not None else []
+            STATE["requests"].append({"path": self.path, "method": self.command,
+                                      "headers": {k.lower(): v for k, v in self.headers.items()},
+                                      "body": parsed, "status": status or 200, "dropped": drop, "time": time.time()})
+        if drop:
+            self.close_connection = True
+            self.connection.close()
+        elif status is not None:
+            self.reply(int(status), b"{}")
+        elif user is None:
+            self.reply(200, b"{}")
+        else:
+            tag = '"%08x"' % (zlib.crc32(json.dumps(keys).encode()))
+            if self.headers.get("If-None-Match") == tag:
+                self.reply(304, b"", {"ETag": tag})
+            else:
+                self.reply(200, json.dumps({"entitlements": keys}).encode(), {"ETag": tag})
+        return True
+
     def do_GET(self):
+        if self.entitlements(b""):
+            return
         if self.path == "/_control/requests":
             with LOCK:
                 payload = json.dumps({"requests": STATE["requests"], "padding_sent": STATE.get("padding_sent", 0)}).encode()
@@ -83,6 +136,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self.read_body()
+        if self.entitlements(body):
+            return
+        if self.path == "/_control/entitlements":
+            table = json.loads(body or b"{}")
+            with LOCK:
+                ENTITLEMENTS.update({"users": table.get("users", {}), "status": table.get("status"),
+                                     "purchase_status": table.get("purchase_status"), "drop": bool(table.get("drop"))})
+            self.reply(200, b"{}")
+            return
         if self.path == "/_control/script":
             script = json.loads(body or b"{}")
             with LOCK:

@@ -121,6 +121,17 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
         _ = try await call("POST", "/_control/script", body: Data(JSONWriter.bytes(body)))
     }
 
+    /// Sets the entitlement API's table (user → keys) and its faults: `status` answers every
+    /// entitlement request, `purchaseStatus` every purchase, `drop` closes the connection.
+    func entitlements(_ users: [String: [String]], status: Int? = nil, purchaseStatus: Int? = nil, drop: Bool = false) async throws {
+        let body: JSON = [
+            "users": .object(users.mapValues { .array($0.map(JSON.string)) }),
+            "status": status.map { .int(Int64($0)) } ?? .null, "purchase_status": purchaseStatus.map { .int(Int64($0)) } ?? .null,
+            "drop": .bool(drop),
+        ]
+        _ = try await call("POST", "/_control/entitlements", body: Data(JSONWriter.bytes(body)))
+    }
+
     /// Every ingestion request so far.
     func requests() async throws -> [RecordedRequest] {
         let data = try await call("GET", "/_control/requests", body: nil)

@@ -1,0 +1,209 @@
+import Foundation
+import MetaRouterCore
+
+/// Entitlements: which features the identified user gets, served from memory
+/// (``EntitlementCache``), persisted per user (``EntitlementStore``), refreshed from an
+/// ``EntitlementSource`` at start, after every identity change and every
+/// ``EntitlementOptions/refreshIntervalSeconds``. A utility plugin: it sees no events, so a
+/// client without it pays nothing per event.
+///
+/// A refresh that fails for an outage keeps the last known good set (and records when it
+/// failed); one refused as unauthorized clears it. Answers are applied on the executor, only to
+/// the user they were asked for, and only when newer than the answer applied last. Every change of the served set is reported to the change handlers, on the
+/// executor, in order.
+package final class EntitlementsPlugin: Plugin {
+    /// Sees no events.
+    package let type = PluginType.utility
+    /// When the last refresh failed; `nil` after one succeeds.
+    package private(set) var lastFailure: Date?
+    package let cache: EntitlementCache
+    let store: EntitlementStore
+    let source: any EntitlementSource
+    let refreshInterval: TimeInterval
+    /// The identified user and the anonymous id, read from the identity plugin.
+    let identity: @Sendable (Timeline) -> (userId: String?, anonymousId: String?)
+    weak var analytics: AnalyticsClient?
+    var userId: String?
+    private var etag: String?
+    private var nextFetch: UInt64 = 0
+    private var appliedFetch: UInt64 = 0
+    private var timer: (any ScheduledWork)?
+    private var handlers: [@Sendable (EntitlementChange) -> Void] = []
+    private var streams: [AsyncStream<EntitlementChange>.Continuation] = []
+    /// The set last reported to the change handlers.
+    private var reported: Set<String>?
+    var purchases: [EntitlementStore.Purchase] = []
+    var purchaseInFlight = false
+
+    /// Entitlements from `source`, served through `cache`, stored in `store`.
+    package init(
+        source: any EntitlementSource, refreshInterval: TimeInterval, cache: EntitlementCache, store: EntitlementStore,
+        identity: @escaping @Sendable (Timeline) -> (userId: String?, anonymousId: String?)
+    ) {
+        self.source = source
+        self.refreshInterval = max(60, refreshInterval.isFinite ? refreshInterval : 900)
+        self.cache = cache
+        self.store = store
+        self.identity = identity
+    }
+
+    /// Loads the waiting purchases, then (once every plugin has joined, so the identity is
+    /// loaded) serves the stored set of the identified user and refreshes it.
+    package func configure(analytics: AnalyticsClient) {
+        self.analytics = analytics
+        purchases = store.loadPurchases()
+        cache.beginUserChange()
+        analytics.perform { timeline in timeline.find(EntitlementsPlugin.self)?.userDidChange(timeline) }
+    }
+
+    /// Stops the refresh timer and ends the change streams.
+    package func shutdown() {
+        timer?.cancel()
+        timer = nil
+        for stream in streams { stream.finish() }
+        streams = []
+    }
+
+    // MARK: Identity
+
+    /// An identity change was applied (see ``EntitlementCache``): the cache now belongs to the
+    /// identified user, starting from that user's stored set, and a refresh starts.
+    package func userDidChange(_ timeline: Timeline) {
+        let current = identity(timeline).userId
+        cache.endUserChange(userId: current)
+        userId = current
+        etag = nil
+        report(nil)
+        if let current, let stored = store.loadSet(for: current), cache.replace(stored.entitlements, userId: current) {
+            etag = stored.etag
+            report(stored.entitlements)
+        }
+        refresh(reply: nil)
+        sendPurchases()
+    }
+
+    // MARK: Refresh
+
+    /// Asks the source for the identified user's set; `reply` (if any) gets the outcome.
+    package func refresh(reply: (@Sendable (Result<Set<String>, EntitlementError>) -> Void)?) {
+        guard let userId, let analytics else {
+            reply?(.failure(.notIdentified))
+            return scheduleRefresh()
+        }
+        let tag = cache.entitlements == nil ? nil : etag
+        nextFetch += 1
+        let fetch = nextFetch
+        let source = source
+        // One task per refresh (a few an hour), never per event.
+        Task { [weak analytics] in
+            let answer: Result<EntitlementAnswer, EntitlementError>
+            do {
+                answer = .success(try await source.entitlements(for: userId, etag: tag))
+            } catch let error as EntitlementError {
+                answer = .failure(error)
+            } catch {
+                answer = .failure(.unavailable(String(describing: error)))
+            }
+            guard let analytics else { return reply?(.failure(.notConfigured)) ?? () }
+            analytics.performPromptly { timeline in
+                guard let plugin = timeline.find(EntitlementsPlugin.self) else { return reply?(.failure(.notConfigured)) ?? () }
+                plugin.finish(answer, userId: userId, fetch: fetch, reply: reply)
+            }
+        }
+    }
+
+    private func finish(
+        _ answer: Result<EntitlementAnswer, EntitlementError>, userId: String, fetch: UInt64,
+        reply: (@Sendable (Result<Set<String>, EntitlementError>) -> Void)?
+    ) {
+        defer { scheduleRefresh() }
+        guard cache.userId == userId else { return reply?(.failure(.userChanged)) ?? () }
+        // An answer older than one applied (or than `forget()`) changes nothing.
+        guard fetch > appliedFetch else { return reply?(cache.entitlements.map { .success($0) } ?? .failure(.userChanged)) ?? () }
+        switch answer {
+        case .success(.entitlements(let keys, let tag)):
+            appliedFetch = fetch
+            cache.replace(keys, userId: userId)
+            etag = tag
+            lastFailure = nil
+            do {
+                try store.storeSet(EntitlementStore.StoredSet(entitlements: keys, etag: tag), for: userId)
+            } catch {
+                analytics?.logger.warning("sdk.entitlements_not_stored: \(error); the set is served in this run only")
+            }
+            report(keys)
+            reply?(.success(keys))
+        case .success(.unchanged):
+            lastFailure = nil
+            reply?(.success(cache.entitlements ?? []))
+        case .failure(.unauthorized):
+            appliedFetch = fetch
+            lastFailure = analytics?.configuration.clock.now()
+            cache.replace(nil, userId: userId)
+            etag = nil
+            store.removeSet(for: userId)
+            report(nil)
+            analytics?.logger.warning("sdk.entitlements_unauthorized: the entitlement source refused the write key; entitlements cleared")
+            reply?(.failure(.unauthorized))
+        case .failure(let error):
+            lastFailure = analytics?.configuration.clock.now()
+            analytics?.logger.info("sdk.entitlements_refresh_failed: \(error); the last known set stays")
+            reply?(.failure(error))
+        }
+    }
+
+    /// Refreshes (and retries waiting purchases) every interval while there is a user or a
+    /// purchase to do it for; no timer otherwise.
+    func scheduleRefresh() {
+        timer?.cancel()
+        timer = nil
+        guard userId != nil || !purchases.isEmpty, let analytics else { return }
+        timer = analytics.configuration.clock.schedule(after: refreshInterval) { [weak analytics] in
+            analytics?.perform { timeline in
+                guard let plugin = timeline.find(EntitlementsPlugin.self) else { return }
+                plugin.refresh(reply: nil)
+                plugin.sendPurchases()
+            }
+        }
+    }
+
+    // MARK: Changes
+
+    /// Calls `handler` with every later change, on the executor.
+    package func onChange(_ handler: @escaping @Sendable (EntitlementChange) -> Void) {
+        handlers.append(handler)
+    }
+
+    /// Yields every later change into `continuation` until its stream ends.
+    package func addStream(_ continuation: AsyncStream<EntitlementChange>.Continuation) {
+        streams.append(continuation)
+    }
+
+    /// Reports `entitlements` as the set served now, when it differs from the last reported.
+    func report(_ entitlements: Set<String>?) {
+        guard entitlements != reported else { return }
+        let change = EntitlementChange(userId: userId, old: reported, new: entitlements)
+        reported = entitlements
+        for handler in handlers { handler(change) }
+        streams.removeAll { stream in
+            if case .terminated = stream.yield(change) { return true }
+            return false
+        }
+    }
+
+    // MARK: Forget
+
+    /// Clears the served set and removes every stored set and waiting purchase (logged);
+    /// returns how many files there were.
+    @discardableResult
+    package func forget() -> Int {
+        if let userId = cache.userId { cache.replace(nil, userId: userId) }
+        report(nil)
+        etag = nil
+        appliedFetch = nextFetch
+        purchases = []
+        let removed = store.removeAll()
+        analytics?.logger.info("sdk.entitlements_forgotten: \(removed) stored set(s) and waiting purchase(s) removed")
+        return removed
+    }
+}

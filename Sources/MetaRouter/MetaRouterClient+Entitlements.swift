@@ -1,0 +1,80 @@
+import Foundation
+
+extension MetaRouterClient {
+    /// Whether the identified user is entitled to `key`: a lock and a set lookup.
+    package func isEntitled(_ key: String) -> Bool {
+        entitlementCache?.contains(key) ?? false
+    }
+
+    /// The identified user's entitlements, when known.
+    package func entitlements() -> Set<String>? {
+        entitlementCache?.entitlements
+    }
+
+    /// Fetches the identified user's entitlements, in order after the calls made before.
+    package func refreshEntitlements() async throws -> Set<String> {
+        guard entitlementCache != nil else { throw EntitlementError.notConfigured }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Set<String>, EntitlementError>, Never>) in
+            let answered = Locked(false)
+            let reply: @Sendable (Result<Set<String>, EntitlementError>) -> Void = { result in
+                if answered.firstTime() { continuation.resume(returning: result) }
+            }
+            guard !client.isInForkedChild else { return reply(.failure(.notConfigured)) }
+            client.perform { timeline in
+                guard let plugin = timeline.find(EntitlementsPlugin.self) else { return reply(.failure(.notConfigured)) }
+                plugin.refresh(reply: reply)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Registers `handler` in call order.
+    package func onEntitlementsChange(_ handler: @escaping @Sendable (EntitlementChange) -> Void) {
+        guard entitlementCache != nil else { return notConfigured("onEntitlementsChange") }
+        client.perform { $0.find(EntitlementsPlugin.self)?.onChange(handler) }
+    }
+
+    /// A stream of the later changes; it ends at shutdown (at once when entitlements are off).
+    package var entitlementChanges: AsyncStream<EntitlementChange> {
+        var made: AsyncStream<EntitlementChange>.Continuation?
+        let stream = AsyncStream<EntitlementChange> { made = $0 }
+        guard let continuation = made else { return stream }
+        guard entitlementCache != nil else {
+            notConfigured("entitlementChanges")
+            continuation.finish()
+            return stream
+        }
+        client.perform { timeline in
+            guard let plugin = timeline.find(EntitlementsPlugin.self) else { return continuation.finish() }
+            plugin.addStream(continuation)
+        }
+        return stream
+    }
+
+    /// Queues the purchase in call order.
+    package func recordPurchase(transactionId: String, evidence: String) {
+        guard entitlementCache != nil else { return notConfigured("recordPurchase") }
+        client.perform { timeline in
+            timeline.find(EntitlementsPlugin.self)?.record(transactionId: transactionId, evidence: evidence, timeline: timeline)
+        }
+    }
+
+    /// Runs `call` (an identify, alias or reset) as an identity change: the entitlements served
+    /// go blank before the call is queued and come back, for the new user, once it is applied.
+    func changingUser(_ call: () -> Void) {
+        guard let cache = entitlementCache else { return call() }
+        cache.beginUserChange()
+        call()
+        client.perform { timeline in
+            if let plugin = timeline.find(EntitlementsPlugin.self) {
+                plugin.userDidChange(timeline)
+            } else {
+                cache.endUserChange(userId: nil)
+            }
+        }
+    }
+
+    private func notConfigured(_ call: String) {
+        client.logger.warning("sdk.entitlements_off: \(call) ignored: entitlements are off (InitOptions.entitlements)")
+    }
+}
