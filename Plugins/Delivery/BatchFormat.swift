@@ -62,9 +62,9 @@ package struct MetaRouterBatchFormat: BatchFormat {
 }
 
 /// Header values shared by formats.
-public enum DeliveryHeaders {
+package enum DeliveryHeaders {
     /// `metarouter-swift/<version> (<platform>)`.
-    public static let userAgent = "\(LibraryInfo.name)/\(LibraryInfo.version) (\(RuntimePlatform.current.userAgentName))"
+    package static let userAgent = "\(LibraryInfo.name)/\(LibraryInfo.version) (\(RuntimePlatform.current.userAgentName))"
 }
 
 /// Remembers the encoding of the last context seen. Nearly every event carries the context

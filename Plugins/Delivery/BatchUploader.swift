@@ -43,7 +43,7 @@ public final class BatchUploader {
     private var waiters: [@Sendable () -> Void] = []
 
     /// Whether requests carry `Trace: true`.
-    public var tracing = false {
+    package var tracing = false {
         didSet { analytics?.assertOnExecutor() }
     }
 
@@ -51,15 +51,17 @@ public final class BatchUploader {
     /// batch every ``Options/flushAt`` events and every ``Options/flushIntervalSeconds``, and
     /// on ``flush(completion:)``: the delivery machinery (batching, byte caps, retries with
     /// backoff, the circuit breaker, idempotency keys) for a destination of your own, which
-    /// supplies the format and the transport. It starts when ``start(analytics:)`` is called.
+    /// supplies the format, and the transport unless the SDK's default (`nil`) will do. It
+    /// starts when ``start(analytics:)`` is called.
     public convenience init(
         options: Options,
         format: any BatchFormat,
-        transport: any HTTPTransport,
+        transport: (any HTTPTransport)? = nil,
         onPermanentFailure: (@Sendable (PermanentFailure) -> Void)? = nil
     ) {
         self.init(
-            options: options, store: InMemoryEventStore(capacity: options.maxQueueEvents), format: format, transport: transport,
+            options: options, store: InMemoryEventStore(capacity: options.maxQueueEvents), format: format,
+            transport: transport ?? HTTPTransports.standard(timeout: options.requestTimeout),
             policies: [CountFlushPolicy(count: options.flushAt), IntervalFlushPolicy(seconds: options.flushIntervalSeconds)],
             onPermanentFailure: onPermanentFailure)
     }

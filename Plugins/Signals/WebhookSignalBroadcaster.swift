@@ -13,11 +13,12 @@ public final class WebhookSignalBroadcaster: SignalBroadcaster {
     private let headers: [String: String]
     private let outcomes = Locked((sent: 0, failed: 0))
 
-    /// Relays to `url` with `headers` (e.g. an authorization header) through `transport`.
-    public init(url: URL, headers: [String: String] = [:], transport: any HTTPTransport = HTTPTransports.standard(timeout: Defaults.requestTimeoutSeconds)) {
+    /// Relays to `url` with `headers` (e.g. an authorization header) through `transport` (the
+    /// SDK's default transport when `nil`).
+    public init(url: URL, headers: [String: String] = [:], transport: (any HTTPTransport)? = nil) {
         self.url = url
         self.headers = headers.merging(["Content-Type": "application/json"]) { mine, _ in mine }
-        self.transport = transport
+        self.transport = transport ?? HTTPTransports.standard(timeout: Defaults.requestTimeoutSeconds)
     }
 
     /// Relays answered 2xx, and the others.

@@ -35,7 +35,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// The advertising id.
     public var advertisingId: String?
     /// Whether `Trace: true` is sent.
-    public var tracing: Bool
+    package var tracing: Bool
     /// Input problems reported so far, by code (`missing_event_name`, …; see `InputProblem`).
     public var invalidInput: [String: Int] = [:]
     /// Tracking-plan violations found so far.

@@ -219,6 +219,7 @@ let benchmarks: @Sendable () -> Void = {
 
     registerDataQualityBenchmarks()
     registerSignalsBenchmarks()
+    registerEntitlementsBenchmarks()
     registerCallerTailBenchmarks()
     registerDeliveryMemoryBenchmarks()
 

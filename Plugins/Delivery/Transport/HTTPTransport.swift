@@ -68,13 +68,13 @@ package protocol InvalidatableHTTPTransport: HTTPTransport {
 }
 
 /// The transports the SDK ships.
-public enum HTTPTransports {
+package enum HTTPTransports {
     /// What a destination uses when none is given: libcurl on Linux (where
     /// FoundationNetworking's URLSession stalls under load), and `URLSession` elsewhere or where
     /// libcurl cannot be loaded. `timeout` bounds the URLSession's requests; the libcurl
     /// transport bounds each by its own ``TransportRequest/timeout``, which delivery sets to
     /// the same value. See `Docs/Delivery.md`.
-    public static func standard(timeout: TimeInterval) -> any HTTPTransport {
+    package static func standard(timeout: TimeInterval) -> any HTTPTransport {
         standard(timeout: timeout, maxResponseBytes: Defaults.maxResponseBytes)
     }
 

@@ -27,7 +27,7 @@ public final class WebhookDestination: DestinationPlugin {
             return Data(out)
         }
 
-        var headers: [String: String] { ["Content-Type": "application/json", "User-Agent": DeliveryHeaders.userAgent] }
+        var headers: [String: String] { ["Content-Type": "application/json", "User-Agent": "custom-plugins-sample/1.0"] }
     }
 
     /// `"Webhook"`.
@@ -51,7 +51,7 @@ public final class WebhookDestination: DestinationPlugin {
         options.flushAt = flushAt
         options.flushIntervalSeconds = 30
         options.maxQueueEvents = 1_000
-        let uploader = BatchUploader(options: options, format: Format(), transport: HTTPTransports.standard(timeout: 10))
+        let uploader = BatchUploader(options: options, format: Format())
         uploader.start(analytics: analytics)
         self.uploader = uploader
     }
