@@ -91,3 +91,17 @@ import FoundationNetworking
         return analytics
     }
 }
+
+@Sendable private func readmeSnippet6() async {
+
+    func startWithEntitlements() -> any AnalyticsInterface {
+        var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
+        options.entitlements = EntitlementOptions()
+        let analytics = MetaRouter.Analytics.initialize(with: options)
+        analytics.identify("user-42")   // blanks the previous user's set at the call
+        analytics.onEntitlementsChange { change in print(change.new ?? []) }
+        return analytics
+    }
+
+    func showsExport() -> Bool { MetaRouter.Analytics.shared.isEntitled("export") }
+}
