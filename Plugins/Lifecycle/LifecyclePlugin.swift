@@ -46,8 +46,11 @@ package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is 
         ranBefore = hadIdentity()
         source.start { [weak self, weak analytics] transition in
             guard let plugin = self, let analytics else { return }
+            // Stamped when the transition happens, like a call: its events' timestamps then
+            // follow the call order of the calls around it.
+            let at = analytics.configuration.clock.now()
             guard transition == .willTerminate(signal: nil), !analytics.isOnExecutor else {
-                analytics.perform { timeline in plugin.handle(transition, timeline) }
+                analytics.perform { timeline in plugin.handle(transition, at: at, timeline) }
                 return
             }
             // The app is about to end (UIKit, AppKit call this on the main thread, and the
@@ -55,7 +58,7 @@ package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is 
             // written and fsync'ed on the executor.
             let persisted = DispatchSemaphore(value: 0)
             analytics.perform { timeline in
-                plugin.handle(transition, timeline)
+                plugin.handle(transition, at: at, timeline)
                 persisted.signal()
             }
             _ = persisted.wait(timeout: .now() + plugin.terminationDeadline)
@@ -75,7 +78,7 @@ package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is 
 
     /// Runs on the executor: the events go through the timeline right here, so they keep their
     /// place among the calls made around the transition.
-    private func handle(_ transition: LifecycleTransition, _ timeline: Timeline) {
+    private func handle(_ transition: LifecycleTransition, at time: Date, _ timeline: Timeline) {
         guard let analytics else { return }
         let outputs: [LifecycleStateMachine.Output]
         if case .launched(let inBackground) = transition {
@@ -89,13 +92,13 @@ package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is 
         } else {
             outputs = machine.handle(transition)
         }
-        for output in outputs { perform(output, analytics, timeline) }
+        for output in outputs { perform(output, at: time, analytics, timeline) }
     }
 
-    private func perform(_ output: LifecycleStateMachine.Output, _ analytics: AnalyticsClient, _ timeline: Timeline) {
+    private func perform(_ output: LifecycleStateMachine.Output, at time: Date, _ analytics: AnalyticsClient, _ timeline: Timeline) {
         switch output {
         case .track(let name, let properties):
-            timeline.process(Event(type: .track, timestamp: analytics.configuration.clock.now(), event: name, properties: properties))
+            timeline.process(Event(type: .track, timestamp: time, event: name, properties: properties))
         case .enterForeground:
             timeline.apply { ($0 as? any LifecycleAware)?.applicationDidEnterForeground() }
         case .enterBackground:

@@ -18,9 +18,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // The system's zlib (Debian: zlib1g-dev), for gzip-compressed batches.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "MetaRouterCLIKit",
             dependencies: [
+                "CZlib",
                 .product(name: "MetaRouter", package: "MetaRouter"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

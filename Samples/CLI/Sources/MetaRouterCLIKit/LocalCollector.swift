@@ -68,7 +68,12 @@ public final class LocalCollector: Sendable {
         router.post("**") { [self] request, _ -> Response in
             var request = request
             let buffer = try await request.collectBody(upTo: 50_000_000)
-            return record(path: request.uri.path, idempotencyKey: request.headers[.init("Idempotency-Key")!], body: Array(buffer.readableBytesView))
+            var body = Array(buffer.readableBytesView)
+            if request.headers[.contentEncoding]?.lowercased() == "gzip" {
+                guard let inflated = Gunzip.decompress(body) else { return Response(status: .badRequest) }
+                body = inflated
+            }
+            return record(path: request.uri.path, idempotencyKey: request.headers[.init("Idempotency-Key")!], body: body)
         }
         let port = try await server.start(router, name: "metarouter-collector", port: port)
         return URL(string: "http://127.0.0.1:\(port)")!

@@ -15,7 +15,14 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Exit with an error unless every scripted event arrived, valid and in order.")
     var check = false
 
+    @Option(help: "Send the session to this ingestion host (a running `metarouter inspect`, say) instead of an embedded collector.")
+    var to: String?
+
     func run() async throws {
+        if let to {
+            guard let host = URL(string: to), host.scheme == "http" || host.scheme == "https" else { throw ValidationError("--to must be an http(s) URL") }
+            return try await send(to: host)
+        }
         let collector = LocalCollector()
         let host = try await collector.start()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-demo-\(UUID().uuidString)")
@@ -42,6 +49,16 @@ struct DemoCommand: AsyncParsableCommand {
         let complete = DemoSession.matches(collector.acceptedEvents)
         print("\n\(events.count) events in \(batches.count) batch(es); \(problems.isEmpty ? "all valid" : "\(problems.count) problem(s)"); \(complete ? "every scripted call arrived in order" : "the session is incomplete")")
         if check && (!complete || !problems.isEmpty) { throw ExitCode.failure }
+    }
+
+    /// The session, delivered to `host`; what arrived is shown there.
+    private func send(to host: URL) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        print("Running the demo session against \(host.absoluteString) …")
+        await DemoSession.run(host: host, directory: directory, logSink: PrefixedLogSink())
+        print("Sent \(DemoSession.expected.count) events; see them at \(host.absoluteString).")
     }
 }
 

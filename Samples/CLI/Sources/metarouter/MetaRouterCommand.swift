@@ -5,6 +5,6 @@ import ArgumentParser
 struct MetaRouterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metarouter",
-        abstract: "MetaRouter Swift: a demo, a local collector, an event replayer, and local rule and entitlement servers.",
-        subcommands: [DemoCommand.self, CollectCommand.self, SendCommand.self, RulesCommand.self, PlanCommand.self, EntitlementsCommand.self])
+        abstract: "MetaRouter Swift: a demo, a local collector and live inspector, an event replayer, and local rule and entitlement servers.",
+        subcommands: [DemoCommand.self, CollectCommand.self, InspectCommand.self, SendCommand.self, RulesCommand.self, PlanCommand.self, EntitlementsCommand.self])
 }

@@ -17,6 +17,9 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("write-key"), help: "The write key.")
     var writeKey: String
 
+    @Option(help: "Seconds to keep retrying what the host did not take before shutting down.")
+    var wait: Double = 30
+
     func run() async throws {
         let text = try String(contentsOfFile: file, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
@@ -32,7 +35,15 @@ struct SendCommand: AsyncParsableCommand {
             if let event = EventLine.event(from: String(line)) { client.process(event) } else { unreadable += 1 }
             if index % 100 == 0 || index == lines.count - 1 { ProgressBar.draw(done: index + 1, total: lines.count) }
         }
+        // Through transient failures (a 5xx, a 429, a dropped connection) the SDK retries with
+        // backoff: wait up to `--wait` seconds for the queue to empty before shutting down; what
+        // is left stays in the disk log for the next run.
+        let deadline = Date().addingTimeInterval(wait)
         await analytics.flushAndWait()
+        while await analytics.getDebugInfo().queueLength > 0, Date() < deadline {
+            try await Task.sleep(nanoseconds: 200_000_000)
+            await analytics.flushAndWait()
+        }
         await analytics.shutdown()
         let stats = await analytics.getDebugInfo().stats
         FileHandle.standardError.write(Data("\n".utf8))

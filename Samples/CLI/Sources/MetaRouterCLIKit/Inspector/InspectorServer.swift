@@ -1,0 +1,143 @@
+import Foundation
+import Hummingbird
+import MetaRouter
+import NIOCore
+
+/// `metarouter inspect`: the local collector (the same wire handling and answers as `collect`,
+/// gzip included) and a live page on 127.0.0.1 showing what arrives — the events, each batch's
+/// headers, what is wrong with them, delivery figures — with buttons that make the next batches
+/// fail. Every asset is served from this binary.
+public final class InspectorServer: Sendable {
+    /// What the page and the API read.
+    public let store: InspectorStore
+    private let plan: TrackingPlan?
+    private let rules: RuleSet?
+    private let server = LoopbackServer()
+
+    /// An inspector checking events against `plan` and showing what `rules` would do.
+    public init(plan: TrackingPlan? = nil, rules: RuleSet? = nil, capacity: Int = 5000) {
+        store = InspectorStore(capacity: capacity)
+        self.plan = plan
+        self.rules = rules
+    }
+
+    /// Starts listening on 127.0.0.1 (`port` 0 picks a free one); returns the base URL, which
+    /// is both the page and the `ingestionHost`.
+    public func start(port: Int = 0) async throws -> URL {
+        let router = Router()
+        router.get("/") { _, _ in Self.asset(InspectorPage.html, type: "text/html; charset=utf-8") }
+        router.get("/inspector.css") { _, _ in Self.asset(InspectorPage.css, type: "text/css; charset=utf-8") }
+        router.get("/inspector.js") { _, _ in Self.asset(InspectorScript.source, type: "text/javascript; charset=utf-8") }
+        router.get("/api/snapshot") { [store] _, _ in Self.json(store.snapshot) }
+        router.get("/api/stream") { [store] _, _ -> Response in
+            let stream = store.listen()
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                for await message in stream { try await writer.write(ByteBuffer(string: message)) }
+                try await writer.finish(nil)
+            })
+        }
+        router.post("/api/faults") { [store] request, _ -> Response in
+            var request = request
+            let body = try await request.collectBody(upTo: 4096)
+            let json = try? JSONParser.parse(Array(body.readableBytesView))
+            guard let fault = json?["fault"]?.stringValue.flatMap(InspectorFault.init(rawValue:)) else {
+                return Self.json(["error": "fault must be one of 500, 429, 413, drop"], status: .badRequest)
+            }
+            store.inject(fault, count: Int(json?["count"]?.int64Value ?? 1))
+            return Self.json(store.faultsJSON)
+        }
+        router.post("/api/clear") { [store] _, _ -> Response in
+            store.clear()
+            return Self.json([:])
+        }
+        router.post("/api/filter") { [store] request, _ -> Response in
+            var request = request
+            let body = try await request.collectBody(upTo: 64 * 1024)
+            let text = (try? JSONParser.parse(Array(body.readableBytesView)))?["condition"]?.stringValue ?? ""
+            let compiled = EventAnalysis.condition(text)
+            guard let test = compiled.test else { return Self.json(["error": .string(compiled.error ?? "does not compile")]) }
+            let matches = store.events.filter { test($0["event"] ?? .null) }.compactMap { $0["seq"] }
+            return Self.json(["matches": .array(matches)])
+        }
+        router.post("**") { [self] request, _ -> Response in
+            var request = request
+            let body = try await request.collectBody(upTo: 50_000_000)
+            return ingest(request, wire: Array(body.readableBytesView))
+        }
+        let bound = try await server.start(router, name: "metarouter-inspect", port: port)
+        return URL(string: "http://127.0.0.1:\(bound)")!
+    }
+
+    /// Stops listening.
+    public func stop() async {
+        await server.stop()
+    }
+
+    private func ingest(_ request: Request, wire: [UInt8]) -> Response {
+        let path = request.uri.path
+        let gzip = request.headers[.contentEncoding]?.lowercased() == "gzip"
+        let body = gzip ? Gunzip.decompress(wire) : wire
+        var batch: [String: JSON] = [
+            "receivedAt": .string(ISO8601DateFormatter().string(from: Date())), "path": .string(path), "gzip": .bool(gzip),
+            "trace": .bool(request.headers[.init("Trace")!]?.lowercased() == "true"), "wireBytes": .int(Int64(wire.count)),
+        ]
+        if let key = request.headers[.init("Idempotency-Key")!] { batch["idempotencyKey"] = .string(key) }
+        guard path.hasSuffix("/v1/batch") else {
+            batch["status"] = 404
+            batch["problems"] = .array([.string("unexpected path \(path)")])
+            store.record(batch: batch, events: [], accepted: false) { _ in EventAnalysis() }
+            return Response(status: .notFound)
+        }
+        guard let body else {
+            batch["status"] = 400
+            batch["problems"] = ["Content-Encoding: gzip, but the body is not gzip"]
+            store.record(batch: batch, events: [], accepted: false) { _ in EventAnalysis() }
+            return Response(status: .badRequest)
+        }
+        let parsed = try? JSONParser.parse(body)
+        let events = parsed?["batch"]?.arrayValue ?? []
+        batch["bytes"] = .int(Int64(body.count))
+        batch["events"] = .int(Int64(events.count))
+        batch["problems"] = .array(WireValidator.problems(inBody: body).filter { !$0.hasPrefix("event ") }.map(JSON.string))
+        if let key = events.first?["writeKey"]?.stringValue { batch["writeKey"] = .string(Self.mask(key)) }
+        let fault = store.takeFault()
+        let status: HTTPResponse.Status
+        switch fault {
+        case .serverError?: status = .internalServerError
+        case .tooManyRequests?: status = .tooManyRequests
+        case .tooLarge?: status = .contentTooLarge
+        case .drop?, nil: status = .ok
+        }
+        batch["status"] = fault == .drop ? "dropped" : .int(Int64(status.code))
+        if let fault { batch["fault"] = .string(fault.rawValue) }
+        store.record(batch: batch, events: events, accepted: fault == nil) { [plan, rules] in EventAnalysis.of($0, plan: plan, rules: rules) }
+        if fault == .drop {
+            // A length promised and never sent: the client sees the connection close mid-answer.
+            return Response(status: .ok, body: ResponseBody(contentLength: 64) { _ in throw CancellationError() })
+        }
+        var headers = HTTPFields()
+        if fault == .tooManyRequests { headers[.retryAfter] = "1" }
+        return Response(status: status, headers: headers)
+    }
+
+    /// The write key with all but its last 4 characters masked.
+    static func mask(_ key: String) -> String {
+        key.count > 4 ? String(repeating: "*", count: key.count - 4) + key.suffix(4) : String(repeating: "*", count: key.count)
+    }
+
+    private static func asset(_ text: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func json(_ value: JSON, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(value))))
+    }
+}
