@@ -10,16 +10,23 @@ let package = Package(
     dependencies: [
         .package(name: "MetaRouter", path: "../.."),
         .package(name: "MetaRouterCLI", path: "../CLI"),
+        .package(name: "MetaRouterIntegrations", path: "../../Integrations"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(
             name: "ServerAppKit",
             dependencies: [
                 .product(name: "MetaRouter", package: "MetaRouter"),
+                .product(name: "MetaRouterLogging", package: "MetaRouterIntegrations"),
+                .product(name: "MetaRouterServiceLifecycle", package: "MetaRouterIntegrations"),
+                .product(name: "MetaRouterAsyncHTTPClient", package: "MetaRouterIntegrations"),
+                .product(name: "MetaRouterMetrics", package: "MetaRouterIntegrations"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -27,7 +34,9 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "ServerApp", dependencies: ["ServerAppKit"]),
-        .executableTarget(name: "DeliveryBenchmark", dependencies: ["ServerAppKit"]),
+        .executableTarget(
+            name: "DeliveryBenchmark",
+            dependencies: ["ServerAppKit", .product(name: "MetaRouterAsyncHTTPClient", package: "MetaRouterIntegrations")]),
         // The load test's counting collector (`LoadTest/loadtest.py`).
         .target(name: "LoadCollectorKit"),
         .executableTarget(

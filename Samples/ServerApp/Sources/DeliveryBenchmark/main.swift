@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouter
+import MetaRouterAsyncHTTPClient
 import ServerAppKit
 
 // DeliveryBenchmark --ingestion-host URL --transport default|async-http-client

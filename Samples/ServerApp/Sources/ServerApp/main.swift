@@ -11,8 +11,8 @@ import ServerAppKit
 let logger = Logger(label: "server-app")
 let host = URL(string: CommandLineOption.value("--ingestion-host") ?? "http://127.0.0.1:8787")!
 let storage = URL(fileURLWithPath: CommandLineOption.value("--storage") ?? FileManager.default.temporaryDirectory.appendingPathComponent("server-app").path)
-let tenants = TenantAnalytics(ingestionHost: host, storageRoot: storage, logger: logger)
-for writeKey in (CommandLineOption.value("--tenants") ?? "").split(separator: ",") { _ = tenants.instance(for: String(writeKey)) }
+let known = (CommandLineOption.value("--tenants") ?? "").split(separator: ",").map(String.init)
+let tenants = TenantAnalytics.make(ingestionHost: host, storageRoot: storage, logger: logger, known: known)
 let tracking = !CommandLine.arguments.contains("--no-analytics")
 try await CheckoutServer.run(tenants: tenants, port: Int(CommandLineOption.value("--port") ?? "8080") ?? 8080, logger: logger, tracking: tracking) { port in
     FileHandle.standardOutput.write(Data("listening \(port)\n".utf8))

@@ -2,19 +2,30 @@ import Foundation
 import Hummingbird
 import Logging
 import MetaRouter
+import MetaRouterMetrics
+import MetaRouterServiceLifecycle
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 
 /// The web service: `POST /tenants/{writeKey}/checkout` tracks `Checkout Started` for the
-/// request's user (headers `X-User-Id`, `X-Anonymous-Id`) on that tenant's instance.
+/// request's user (headers `X-User-Id`, `X-Anonymous-Id`) on that tenant's instance; `GET
+/// /metrics` shows every tenant's analytics figures (MetaRouterMetrics) to Prometheus.
 public enum CheckoutServer {
     /// The Hummingbird application. `onListening` receives the bound port.
     /// With `tracking` off the handler does everything but `track` (the load test's baseline).
     public static func application(
-        tenants: TenantAnalytics, port: Int, logger: Logging.Logger, tracking: Bool = true,
+        tenants: AnalyticsTenants, port: Int, logger: Logging.Logger, tracking: Bool = true, metrics: PrometheusCollectorRegistry? = nil,
         onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
+        if let metrics {
+            router.get("/metrics") { _, _ -> Response in
+                var headers = HTTPFields()
+                headers[.contentType] = "text/plain; version=0.0.4"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
+            }
+        }
         router.post("/tenants/{tenant}/checkout") { request, context -> Response in
             let tenant = try context.parameters.require("tenant")
             let userId = request.headers[.init("X-User-Id")!]
@@ -33,24 +44,21 @@ public enum CheckoutServer {
     /// Runs the application and, on SIGTERM / SIGINT, stops taking requests first and then
     /// delivers every tenant's queue before returning.
     public static func run(
-        tenants: TenantAnalytics, port: Int, logger: Logging.Logger, tracking: Bool = true,
+        tenants: AnalyticsTenants, port: Int, logger: Logging.Logger, tracking: Bool = true,
         onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws {
-        let app = application(tenants: tenants, port: port, logger: logger, tracking: tracking, onListening: onListening)
+        let registry = PrometheusCollectorRegistry()
+        let metrics = AnalyticsMetrics(interval: 5, factory: PrometheusMetricsFactory(registry: registry)) { tenants.instances }
+        let app = application(tenants: tenants, port: port, logger: logger, tracking: tracking, metrics: registry, onListening: onListening)
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: AnalyticsDrain()), .init(service: app)],
+                // Analytics first: the group stops services in reverse order, so requests stop
+                // before the tenants' queues are drained.
+                services: [
+                    .init(service: AnalyticsService(tenants: tenants, drainTimeout: 8, logger: logger)),
+                    .init(service: metrics), .init(service: app),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
-    }
-}
-
-/// Waits for graceful shutdown, then delivers (or persists) every instance's queue.
-struct AnalyticsDrain: Service {
-    func run() async throws {
-        try? await gracefulShutdown()
-        // Within Kubernetes' 30 s grace period, with room to spare; what is not delivered by
-        // then stays in the tenants' logs and goes out at the next start.
-        await MetaRouter.Analytics.shutdownAll(timeout: 8)
     }
 }

@@ -1,35 +1,22 @@
 import Foundation
 import Logging
 import MetaRouter
+import MetaRouterAsyncHTTPClient
+import MetaRouterLogging
+import MetaRouterServiceLifecycle
 
-/// One MetaRouter instance per tenant write key, created on the tenant's first request and
-/// kept for the life of the service (shut down only when the service stops).
-public final class TenantAnalytics: @unchecked Sendable {  // `instances` is only touched under `lock`
-    private let ingestionHost: URL
-    private let storageRoot: URL
-    private let logger: Logging.Logger
-    private let lock = NSLock()
-    private var instances: [String: any AnalyticsInterface] = [:]
-
-    /// Instances deliver to `ingestionHost` and keep their files under `storageRoot`.
-    public init(ingestionHost: URL, storageRoot: URL, logger: Logging.Logger) {
-        self.ingestionHost = ingestionHost
-        self.storageRoot = storageRoot
-        self.logger = logger
-    }
-
-    /// The instance for `writeKey`: a dictionary lookup after the first request.
-    public func instance(for writeKey: String) -> any AnalyticsInterface {
-        if let existing = lock.withLock({ instances[writeKey] }) { return existing }
-        // Created outside the lock; `instance(for:)` returns the same instance to a racing request.
-        let created = MetaRouter.Analytics.instance(for: options(for: writeKey))
-        lock.withLock { instances[writeKey] = created }
-        return created
+/// The checkout service's tenants: `AnalyticsTenants` (MetaRouterServiceLifecycle) with the
+/// options a server gives each instance.
+public enum TenantAnalytics {
+    /// Tenants delivering to `ingestionHost`, each with its files under `storageRoot`; the
+    /// `known` ones start with the service.
+    public static func make(ingestionHost: URL, storageRoot: URL, logger: Logging.Logger, known: [String] = []) -> AnalyticsTenants {
+        AnalyticsTenants(known: known) { writeKey in options(for: writeKey, ingestionHost: ingestionHost, storageRoot: storageRoot, logger: logger) }
     }
 
     /// A server acts for many users: identity comes with each request (`.perCall`), never
     /// from a persisted device identity.
-    private func options(for writeKey: String) -> InitOptions {
+    static func options(for writeKey: String, ingestionHost: URL, storageRoot: URL, logger: Logging.Logger) -> InitOptions {
         var options = InitOptions(writeKey: writeKey, ingestionHost: ingestionHost, flushIntervalSeconds: 5)
         options.application = ApplicationInfo(name: "checkout-service", version: "1.0.0", build: "1")
         options.storageDirectory = storageRoot.appendingPathComponent(InitOptions.storageName(for: writeKey))
@@ -46,7 +33,7 @@ public final class TenantAnalytics: @unchecked Sendable {  // `instances` is onl
         options.flushAt = 500
         options.maxBatchSize = 500
         options.transport = AsyncHTTPClientTransport()
-        options.logSink = SwiftLogSink(logger: logger)
+        options.log(to: logger)
         return options
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import MetaRouter
+import Metrics
+import ServiceLifecycle
+import Synchronization
+
+/// The SDK's figures as swift-metrics, per tenant (the masked write key as the `tenant`
+/// dimension), read from `getDebugInfo()` every ``interval`` seconds: nothing is added to the
+/// `track` path. Counters grow by what changed since the last reading:
+///
+/// - `metarouter_events_accepted_total`, `metarouter_events_delivered_total`,
+///   `metarouter_events_retried_total`, `metarouter_events_dropped_total` (with `reason`);
+/// - gauges `metarouter_queue_depth`, `metarouter_queue_capacity`, `metarouter_breaker_state`
+///   (0 closed, 1 half-open, 2 open) and `metarouter_request_in_flight` (0 or 1).
+public final class AnalyticsMetrics: Service {
+    /// Seconds between readings.
+    public let interval: TimeInterval
+    private let source: @Sendable () -> [(writeKey: String, analytics: any AnalyticsInterface)]
+    private let factory: any MetricsFactory
+    private let last = LastReadings()
+
+    /// Reads the instances `source` returns (an `AnalyticsTenants`' `instances`, say) every
+    /// `interval` seconds once ``run()`` runs, into `factory` (the bootstrapped one by default).
+    public init(
+        interval: TimeInterval = 10, factory: any MetricsFactory = MetricsSystem.factory,
+        source: @escaping @Sendable () -> [(writeKey: String, analytics: any AnalyticsInterface)]
+    ) {
+        self.interval = max(0.1, interval)
+        self.factory = factory
+        self.source = source
+    }
+
+    /// Reads every instance once and updates the metrics.
+    public func collect() async {
+        for (writeKey, analytics) in source() {
+            let info = await analytics.getDebugInfo()
+            let tenant = [("tenant", info.writeKey.isEmpty ? "unknown" : info.writeKey)]
+            let now = Reading(
+                accepted: info.stats.enqueued, delivered: info.stats.sent, retried: info.stats.retries,
+                dropped: Dictionary(uniqueKeysWithValues: info.stats.dropped.map { ($0.key.rawValue, $0.value) }))
+            let before = last.swap(now, for: writeKey)
+            Counter(label: "metarouter_events_accepted_total", dimensions: tenant, factory: factory).increment(by: max(0, now.accepted - before.accepted))
+            Counter(label: "metarouter_events_delivered_total", dimensions: tenant, factory: factory).increment(by: max(0, now.delivered - before.delivered))
+            Counter(label: "metarouter_events_retried_total", dimensions: tenant, factory: factory).increment(by: max(0, now.retried - before.retried))
+            for (reason, count) in now.dropped where count > before.dropped[reason, default: 0] {
+                Counter(label: "metarouter_events_dropped_total", dimensions: tenant + [("reason", reason)], factory: factory)
+                    .increment(by: count - before.dropped[reason, default: 0])
+            }
+            Gauge(label: "metarouter_queue_depth", dimensions: tenant, factory: factory).record(info.queueLength)
+            Gauge(label: "metarouter_queue_capacity", dimensions: tenant, factory: factory).record(info.maxQueueEvents)
+            let breaker: Int
+            switch info.circuitState {
+            case .closed: breaker = 0
+            case .halfOpen: breaker = 1
+            case .open: breaker = 2
+            }
+            Gauge(label: "metarouter_breaker_state", dimensions: tenant, factory: factory).record(breaker)
+            Gauge(label: "metarouter_request_in_flight", dimensions: tenant, factory: factory).record(info.flushInFlight ? 1 : 0)
+        }
+    }
+
+    /// Reads every ``interval`` seconds until graceful shutdown (in a `ServiceGroup`) or until
+    /// its task is cancelled, and once more at the end.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.collect()
+                try? await Task.sleep(nanoseconds: UInt64(self.interval * 1_000_000_000))
+            }
+        }
+        await collect()
+    }
+}
+
+struct Reading: Sendable {
+    var accepted = 0
+    var delivered = 0
+    var retried = 0
+    var dropped: [String: Int] = [:]
+}
+
+/// The last reading per write key.
+final class LastReadings: Sendable {
+    private let readings = Mutex<[String: Reading]>([:])
+
+    func swap(_ reading: Reading, for writeKey: String) -> Reading {
+        readings.withLock { readings in
+            defer { readings[writeKey] = reading }
+            return readings[writeKey] ?? Reading()
+        }
+    }
+}
