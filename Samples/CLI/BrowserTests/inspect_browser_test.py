@@ -37,7 +37,8 @@ RULES = 'ruleset "inspect" version 1\nrule "tag tracks" {\n    only track\n    s
 
 
 def metarouter():
-    subprocess.run(["swift", "build", "--package-path", str(CLI), "--product", "metarouter"], check=True)
+    # With the tests, as `swift test` builds them: in CI, after it, nothing is built again.
+    subprocess.run(["swift", "build", "--package-path", str(CLI), "--build-tests"], check=True)
     bin_path = subprocess.run(["swift", "build", "--package-path", str(CLI), "--show-bin-path"], check=True,
                               capture_output=True, text=True).stdout.strip()
     return str(pathlib.Path(bin_path) / "metarouter")
