@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// MetaRouter for server-side Swift: products that plug the SDK into the ecosystem's own
-/// abstractions (swift-log, swift-metrics, ServiceLifecycle, AsyncHTTPClient). A package of its
+/// abstractions (swift-log, swift-metrics, ServiceLifecycle, AsyncHTTPClient, distributed tracing,
+/// Hummingbird, Vapor). A package of its
 /// own, so the SDK's root package keeps zero dependencies.
 let package = Package(
     name: "MetaRouterIntegrations",
@@ -16,6 +17,7 @@ let package = Package(
         .library(name: "MetaRouterAsyncHTTPClient", targets: ["MetaRouterAsyncHTTPClient"]),
         .library(name: "MetaRouterTracing", targets: ["MetaRouterTracing"]),
         .library(name: "MetaRouterHummingbird", targets: ["MetaRouterHummingbird"]),
+        .library(name: "MetaRouterVapor", targets: ["MetaRouterVapor"]),
     ],
     dependencies: [
         .package(name: "MetaRouter", path: ".."),
@@ -25,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: [
         .target(
@@ -60,11 +63,18 @@ let package = Package(
                 "MetaRouterServiceLifecycle", "MetaRouterTracing", .product(name: "MetaRouter", package: "MetaRouter"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ]),
+        .target(
+            name: "MetaRouterVapor",
+            dependencies: [
+                "MetaRouterServiceLifecycle", "MetaRouterTracing", .product(name: "MetaRouter", package: "MetaRouter"),
+                .product(name: "Vapor", package: "vapor"), .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ]),
         .testTarget(
             name: "MetaRouterIntegrationsTests",
             dependencies: [
                 "MetaRouterLogging", "MetaRouterMetrics", "MetaRouterServiceLifecycle", "MetaRouterAsyncHTTPClient",
-                "MetaRouterTracing", "MetaRouterHummingbird", .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                "MetaRouterTracing", "MetaRouterHummingbird", "MetaRouterVapor",
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
