@@ -38,7 +38,7 @@ public struct DeliveryStats: Sendable, Hashable {
     public var dropped: [DropReason: Int] = [:]
 
     /// All dropped events.
-    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+    package var droppedTotal: Int { dropped.values.reduce(0, +) }
 
     /// Creates zeroed counters.
     public init() {}

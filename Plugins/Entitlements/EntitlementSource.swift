@@ -28,7 +28,7 @@ public enum EntitlementAnswer: Sendable, Hashable {
 }
 
 /// Why entitlements could not be refreshed, or a purchase not handed over.
-public enum EntitlementError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum EntitlementError: Error, Sendable, Hashable {
     /// Entitlements are off: `InitOptions.entitlements` is not set.
     case notConfigured
     /// No user is identified; entitlements belong to a `userId`.
@@ -44,15 +44,4 @@ public enum EntitlementError: Error, Sendable, Hashable, CustomStringConvertible
     /// stays and the refresh is tried again later.
     case unavailable(String)
 
-    /// What went wrong, in a sentence.
-    public var description: String {
-        switch self {
-        case .notConfigured: return "entitlements are off (InitOptions.entitlements is not set)"
-        case .notIdentified: return "no user is identified"
-        case .userChanged: return "the user changed before the answer came"
-        case .unauthorized: return "the source refused the write key (401/403)"
-        case .rejected(let status): return "the source refused the request for good (HTTP \(status))"
-        case .unavailable(let reason): return "the source is unavailable: \(reason)"
-        }
-    }
 }

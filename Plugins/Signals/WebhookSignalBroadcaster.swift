@@ -24,6 +24,9 @@ public final class WebhookSignalBroadcaster: SignalBroadcaster {
     /// Relays answered 2xx, and the others.
     package var results: (sent: Int, failed: Int) { outcomes.current }
 
+    /// Sends nothing per signal: relays carry them in groups.
+    public func added(_ signal: Signal) {}
+
     /// Sends the relay.
     public func relay(_ signals: [Signal]) {
         let body = JSONWriter.bytes(.object(["signals": .array(signals.map(\.json))]))

@@ -11,7 +11,7 @@ public final class TransformPlugin: Plugin {
     /// The destination it serves, when it sits in one's sub-timeline.
     package let destinationKey: String?
     /// The rules in force.
-    public private(set) var ruleSet: RuleSet
+    package private(set) var ruleSet: RuleSet
     private weak var analytics: AnalyticsClient?
     private let reported = Locked<Set<String>>([])
 
@@ -36,7 +36,7 @@ public final class TransformPlugin: Plugin {
     /// Replaces the rules if `newRules` has a higher version; returns whether it did. Call on
     /// the executor — ``replace(in:named:with:)`` does; debug builds check that.
     @discardableResult
-    public func replace(with newRules: RuleSet) -> Bool {
+    package func replace(with newRules: RuleSet) -> Bool {
         analytics?.assertOnExecutor()
         guard newRules.version > ruleSet.version else {
             analytics?.logger.warning("sdk.rules_not_newer: rule set \"\(ruleSet.name)\": version \(newRules.version) is not newer than \(ruleSet.version); kept")

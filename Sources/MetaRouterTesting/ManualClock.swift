@@ -46,7 +46,7 @@ public final class ManualClock: AnalyticsClock {
 
     /// Moves the wall clock by `seconds` (back when negative) without running anything or
     /// moving ``uptime()``.
-    public func moveWallClock(by seconds: TimeInterval) {
+    package func moveWallClock(by seconds: TimeInterval) {
         state.withLock { $0.wallOffset += seconds }
     }
 

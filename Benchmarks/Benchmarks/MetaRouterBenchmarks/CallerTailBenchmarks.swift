@@ -1,6 +1,6 @@
 @preconcurrency import Benchmark
 import Foundation
-@_spi(Benchmarks) import MetaRouterCore
+import MetaRouterCore
 import MetaRouterDelivery
 import MetaRouterIdentity
 import MetaRouterContext

@@ -1,8 +1,8 @@
 @preconcurrency import Benchmark
 import Foundation
 import MetaRouter
-@_spi(Benchmarks) import MetaRouterErrors
-@_spi(Benchmarks) import MetaRouterPrivacy
+import MetaRouterErrors
+import MetaRouterPrivacy
 
 /// The data-quality plugins on the executor: PII scrubbing, the tracking plan, breadcrumbs.
 func registerDataQualityBenchmarks() {

@@ -1,7 +1,7 @@
 @preconcurrency import Benchmark
 import Foundation
-@_spi(Benchmarks) import MetaRouterCore
-@_spi(Benchmarks) import MetaRouterDelivery
+import MetaRouterCore
+import MetaRouterDelivery
 import MetaRouterContext
 import MetaRouterIdentity
 
@@ -47,7 +47,7 @@ func registerDeliveryMemoryBenchmarks() {
                     ])
             }
             runBlocking {
-                while stats().sent + stats().droppedTotal < total { await client.flushAndWait() }
+                while stats().sent + stats().dropped.values.reduce(0, +) < total { await client.flushAndWait() }
             }
             benchmark.stopMeasurement()
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

@@ -1,7 +1,7 @@
 @preconcurrency import Benchmark
 import Foundation
 import MetaRouter
-@_spi(Benchmarks) import MetaRouterDelivery
+import MetaRouterDelivery
 
 /// Memory per queued event, disk log on and off.
 func registerMemoryBenchmarks() {

@@ -1,8 +1,8 @@
 @preconcurrency import Benchmark
 import Foundation
 @_spi(Benchmarks) import MetaRouter
-@_spi(Benchmarks) import MetaRouterCore
-@_spi(Benchmarks) import MetaRouterDelivery
+import MetaRouterCore
+import MetaRouterDelivery
 import MetaRouterTesting
 
 /// Five properties of the usual kinds, as a product-analytics call carries.

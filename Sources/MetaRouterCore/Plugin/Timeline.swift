@@ -21,7 +21,7 @@ public final class Timeline {
     public init() {}
 
     /// Every plugin, in stage order and insertion order within a stage.
-    public var plugins: [any Plugin] {
+    package var plugins: [any Plugin] {
         PluginType.allCases.flatMap { stages[$0] ?? [] }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How important a log line is.
-public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
+public enum LogLevel: Int, Sendable, Comparable {
     /// Detail for debugging; written only when debug logging is on.
     case debug
     /// Normal operation worth noting.
@@ -13,16 +13,6 @@ public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
 
     /// Orders levels from `debug` to `error`.
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    /// The level's name.
-    public var description: String {
-        switch self {
-        case .debug: return "debug"
-        case .info: return "info"
-        case .warning: return "warning"
-        case .error: return "error"
-        }
-    }
 }
 
 /// Where the SDK's log lines go. Supply your own to bridge into swift-log, os.Logger, etc.

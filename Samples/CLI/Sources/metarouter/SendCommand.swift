@@ -47,8 +47,9 @@ struct SendCommand: AsyncParsableCommand {
         await analytics.shutdown()
         let stats = await analytics.getDebugInfo().stats
         FileHandle.standardError.write(Data("\n".utf8))
-        print("delivered \(stats.sent), dropped \(stats.droppedTotal), unreadable lines \(unreadable), of \(lines.count)")
-        if stats.sent + stats.droppedTotal + unreadable < lines.count { print("\(lines.count - stats.sent - stats.droppedTotal - unreadable) not delivered before shutdown") }
+        let dropped = stats.dropped.values.reduce(0, +)
+        print("delivered \(stats.sent), dropped \(dropped), unreadable lines \(unreadable), of \(lines.count)")
+        if stats.sent + dropped + unreadable < lines.count { print("\(lines.count - stats.sent - dropped - unreadable) not delivered before shutdown") }
     }
 }
 

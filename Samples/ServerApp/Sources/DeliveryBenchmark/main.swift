@@ -45,7 +45,7 @@ for index in 0..<total {
 }
 var info = await client.getDebugInfo()
 let deadline = start + 600 * 1_000_000_000
-while info.stats.sent + info.stats.droppedTotal < total, DispatchTime.now().uptimeNanoseconds < deadline {
+while info.stats.sent + info.stats.dropped.values.reduce(0, +) < total, DispatchTime.now().uptimeNanoseconds < deadline {
     await client.flushAndWait()
     info = await client.getDebugInfo()
 }
@@ -55,7 +55,7 @@ await client.shutdown()
 let report: [String: Any] = [
     "transport": transportName, "disk": disk, "events": total, "sent": info.stats.sent,
     "seconds": seconds, "events_per_s": Double(info.stats.sent) / seconds,
-    "retries": info.stats.retries, "dropped": info.stats.droppedTotal,
+    "retries": info.stats.retries, "dropped": info.stats.dropped.values.reduce(0, +),
 ]
 let line = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
 FileHandle.standardOutput.write(line + Data("\n".utf8))
