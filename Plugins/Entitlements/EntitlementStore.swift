@@ -113,16 +113,11 @@ package struct EntitlementStore: Sendable {
 
     // MARK: Files
 
-    /// `<prefix>-<16 hex digits>.json`: FNV-1a 64 of the key's UTF-8. Two keys that collide
-    /// share a file, and the one not named inside it reads nothing.
+    /// `<prefix>-<16 hex digits>.json`: the same FNV-1a 64 of the key's UTF-8 that names an
+    /// instance's directory. Two keys that collide share a file, and the one not named inside it
+    /// reads nothing.
     func file(prefix: String, key: String) -> URL {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return directory.appendingPathComponent("\(prefix)-\(String(repeating: "0", count: 16 - hex.count))\(hex).json")
+        directory.appendingPathComponent("\(prefix)-\(StorageFiles.namespace(for: key)).json")
     }
 
     private func ownFiles(prefix: String) -> [URL] {

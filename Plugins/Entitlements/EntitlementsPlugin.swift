@@ -23,7 +23,6 @@ package final class EntitlementsPlugin: Plugin {
     /// The identified user and the anonymous id, read from the identity plugin.
     let identity: @Sendable (Timeline) -> (userId: String?, anonymousId: String?)
     weak var analytics: AnalyticsClient?
-    var userId: String?
     private var etag: String?
     private var nextFetch: UInt64 = 0
     private var appliedFetch: UInt64 = 0
@@ -71,7 +70,6 @@ package final class EntitlementsPlugin: Plugin {
     package func userDidChange(_ timeline: Timeline) {
         let current = identity(timeline).userId
         cache.endUserChange(userId: current)
-        userId = current
         etag = nil
         report(nil)
         if let current, let stored = store.loadSet(for: current), cache.replace(stored.entitlements, userId: current) {
@@ -86,7 +84,7 @@ package final class EntitlementsPlugin: Plugin {
 
     /// Asks the source for the identified user's set; `reply` (if any) gets the outcome.
     package func refresh(reply: (@Sendable (Result<Set<String>, EntitlementError>) -> Void)?) {
-        guard let userId, let analytics else {
+        guard let userId = cache.userId, let analytics else {
             reply?(.failure(.notIdentified))
             return scheduleRefresh()
         }
@@ -157,7 +155,7 @@ package final class EntitlementsPlugin: Plugin {
     func scheduleRefresh() {
         timer?.cancel()
         timer = nil
-        guard userId != nil || !purchases.isEmpty, let analytics else { return }
+        guard cache.userId != nil || !purchases.isEmpty, let analytics else { return }
         timer = analytics.configuration.clock.schedule(after: refreshInterval) { [weak analytics] in
             analytics?.perform { timeline in
                 guard let plugin = timeline.find(EntitlementsPlugin.self) else { return }
@@ -182,7 +180,7 @@ package final class EntitlementsPlugin: Plugin {
     /// Reports `entitlements` as the set served now, when it differs from the last reported.
     func report(_ entitlements: Set<String>?) {
         guard entitlements != reported else { return }
-        let change = EntitlementChange(userId: userId, old: reported, new: entitlements)
+        let change = EntitlementChange(userId: cache.userId, old: reported, new: entitlements)
         reported = entitlements
         for handler in handlers { handler(change) }
         streams.removeAll { stream in
