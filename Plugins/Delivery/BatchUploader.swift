@@ -14,6 +14,9 @@ public final class BatchUploader {
     let store: any EventStore
     private let format: any BatchFormat
     private let transport: any HTTPTransport
+    /// With ``Options/gzip``: bodies are compressed there, off the executor, just before they
+    /// are handed to the transport.
+    private let compression: RequestCompression?
     let policies: [any FlushPolicy]
     private let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
@@ -81,6 +84,7 @@ public final class BatchUploader {
         self.store = store
         self.format = format
         self.transport = transport
+        compression = options.gzip ? RequestCompression() : nil
         self.policies = policies
         self.onPermanentFailure = onPermanentFailure
         retries = RetryPlan(options: options, random: breakerRandom)
@@ -168,7 +172,9 @@ public final class BatchUploader {
         analytics?.assertOnExecutor()
         stop()
         store.close()
-        (transport as? any InvalidatableHTTPTransport)?.invalidate()
+        guard let transport = transport as? any InvalidatableHTTPTransport else { return }
+        // After the body being compressed, if any, has been handed over.
+        if let compression { compression.afterPending { transport.invalidate() } } else { transport.invalidate() }
     }
 
     // MARK: Sending
@@ -191,19 +197,18 @@ public final class BatchUploader {
         var headers = format.headers
         headers["Idempotency-Key"] = batch.idempotencyKey
         if tracing { headers["Trace"] = "true" }
-        var body = format.body(for: batch.events, sentAt: analytics.configuration.clock.now())
-        if options.gzip, let compressed = Gzip.compress([UInt8](body)) {
-            body = Data(compressed)
-            headers["Content-Encoding"] = "gzip"
-        }
+        let body = format.body(for: batch.events, sentAt: analytics.configuration.clock.now())
         let request = TransportRequest(url: options.endpoint, headers: headers, body: body, timeout: options.requestTimeout)
         attempts += 1
         let attempt = attempts
         inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
         armWatchdog(after: watchdog.limit)
-        transport.send(request) { [uploaderHandle] outcome in
-            uploaderHandle.run { $0.handle(outcome, for: batch, attempt: attempt) }
+        let send: @Sendable (TransportRequest) -> Void = { [transport, uploaderHandle] request in
+            transport.send(request) { outcome in
+                uploaderHandle.run { $0.handle(outcome, for: batch, attempt: attempt) }
+            }
         }
+        if let compression { compression.compress(request, then: send) } else { send(request) }
     }
 
     private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {

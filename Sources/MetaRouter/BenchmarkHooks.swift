@@ -11,7 +11,8 @@ import MetaRouterAdvertisingID
 /// - `advertisingIDPlugin`, `scrubber` (scrubbing on): the plugins as the facade adds them;
 /// - `breadcrumbs`: a breadcrumbs plugin keeping `capacity` breadcrumbs and the function that
 ///   adds one; with a crash directory each is also copied into a crash plugin's slots there;
-/// - `gzip`: a body compressed as a request body would be (`nil` without zlib);
+/// - `gzip`: a compressor reused for each body, as an uploader's is (`nil` without zlib), and
+///   a body compressed by a compressor made for it alone;
 /// - `batchBody`: the request body a batch of events makes for a write key;
 /// - `statsReader`: reads a MetaRouter destination's delivery counters from any thread, once it
 ///   has joined a client;
@@ -22,7 +23,8 @@ import MetaRouterAdvertisingID
     advertisingIDPlugin: () -> any Plugin,
     scrubber: () -> any Plugin,
     breadcrumbs: (_ capacity: Int, _ crashDirectory: URL?) -> (plugin: any EventPlugin, add: (Breadcrumb) -> Void),
-    gzip: ([UInt8]) -> [UInt8]?,
+    gzip: () -> ((Data) -> Data?)?,
+    gzipOnce: (Data) -> Data?,
     batchBody: (_ events: [Event], _ writeKey: String, _ sentAt: Date) -> Data,
     statsReader: (any DestinationPlugin) -> (@Sendable () -> DeliveryStats)?,
     diskLog: (URL) -> (
@@ -39,7 +41,8 @@ import MetaRouterAdvertisingID
             if let crashDirectory { plugin.crashSlots = CrashReportPlugin(directory: crashDirectory).slots }
             return (plugin, { plugin.add($0) })
         },
-        gzip: { Gzip.compress($0) },
+        gzip: { GzipCompressor().map { compressor in { compressor.compress($0) } } },
+        gzipOnce: { GzipCompressor()?.compress($0) },
         batchBody: { events, writeKey, sentAt in
             let format = MetaRouterBatchFormat(writeKey: writeKey)
             let queued = events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: format.encode($0)) }

@@ -20,6 +20,23 @@ import Testing
         #expect(requests[0].wireLength * 4 < requests[0].length, "\(requests[0].wireLength) bytes on the wire for \(requests[0].length)")
     }
 
+    /// The uploader's one stream, reset for each body, compresses batch after batch.
+    @Test func everyBatchThroughTheReusedStreamDecodes() async throws {
+        let harness = try await DeliveryHarness {
+            $0.upload.gzip = true
+            $0.upload.maxBatchSize = 50
+        }
+        defer { harness.stop() }
+        for index in 0..<400 {
+            harness.client.track("Product Viewed", properties: ["n": index, "sku": "SHOE-\(index % 13)", "note": String(repeating: "x", count: index % 90)])
+        }
+        await harness.client.flushAndWait()
+        let requests = try await harness.collector.requests()
+        #expect(requests.count >= 8)
+        #expect(requests.allSatisfy { $0.headers["content-encoding"] == "gzip" && $0.wireLength < $0.length })
+        #expect(requests.flatMap { $0.events.compactMap(\.number) } == Array(0..<400))
+    }
+
     @Test func withoutTheOptionBodiesGoAsTheyAre() async throws {
         let harness = try await DeliveryHarness()
         defer { harness.stop() }

@@ -9,7 +9,7 @@ func benchmarkScrubber() -> any Plugin { benchmarkHooks().scrubber() }
 func benchmarkBreadcrumbs(capacity: Int, crashDirectory: URL?) -> (plugin: any EventPlugin, add: (Breadcrumb) -> Void) {
     benchmarkHooks().breadcrumbs(capacity, crashDirectory)
 }
-func benchmarkGzip(_ body: [UInt8]) -> [UInt8]? { benchmarkHooks().gzip(body) }
+func benchmarkGzip(_ body: Data) -> Data? { benchmarkHooks().gzipOnce(body) }
 func benchmarkBatchBody(of events: [Event], writeKey: String, sentAt: Date) -> Data { benchmarkHooks().batchBody(events, writeKey, sentAt) }
 func benchmarkStatsReader(of destination: any DestinationPlugin) -> (@Sendable () -> DeliveryStats)? { benchmarkHooks().statsReader(destination) }
 func benchmarkDiskLog(directory: URL) -> (

@@ -266,31 +266,37 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
     }
 
-    // Events per second delivered over real HTTP to a loopback collector, batches of 100.
-    Benchmark("delivery over loopback HTTP, batches of 100", configuration: .init(scalingFactor: .kilo, maxIterations: 10)) { benchmark in
-        guard let collector = try? LoopbackCollector() else { return }
-        defer { collector.stop() }
-        var options = MetaRouterDestination.Options(ingestionHost: collector.url)
-        options.upload.flushAt = 100
-        options.upload.maxQueueEvents = 100_000
-        let destination = MetaRouterDestination.make(options: options)
-        let configuration = benchConfiguration()
-        let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
-        runBlocking { await client.settle() }
-        guard let stats = benchmarkStatsReader(of: destination) else { return }
-        let properties = fiveProperties()
-        let total = benchmark.scaledIterations.count
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            client.track("Product Viewed", properties: properties)
-        }
-        runBlocking {
-            while stats().sent < total {
-                await client.flushAndWait()
+    // Events per second delivered over real HTTP to a loopback collector, batches of 100,
+    // plain and with gzip-compressed bodies (which the collector decodes).
+    for gzip in [false, true] {
+        Benchmark(
+            "delivery over loopback HTTP, batches of 100\(gzip ? ", gzip" : "")", configuration: .init(scalingFactor: .kilo, maxIterations: 10)
+        ) { benchmark in
+            guard let collector = try? LoopbackCollector() else { return }
+            defer { collector.stop() }
+            var options = MetaRouterDestination.Options(ingestionHost: collector.url)
+            options.upload.flushAt = 100
+            options.upload.maxQueueEvents = 100_000
+            options.upload.gzip = gzip
+            let destination = MetaRouterDestination.make(options: options)
+            let configuration = benchConfiguration()
+            let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
+            runBlocking { await client.settle() }
+            guard let stats = benchmarkStatsReader(of: destination) else { return }
+            let properties = fiveProperties()
+            let total = benchmark.scaledIterations.count
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                client.track("Product Viewed", properties: properties)
             }
+            runBlocking {
+                while stats().sent < total {
+                    await client.flushAndWait()
+                }
+            }
+            benchmark.stopMeasurement()
+            runBlocking { await client.shutdown() }
         }
-        benchmark.stopMeasurement()
-        runBlocking { await client.shutdown() }
     }
 
     // Events per second through the whole pipeline — call, identity, context, batching,

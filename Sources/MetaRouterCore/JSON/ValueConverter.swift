@@ -51,7 +51,7 @@ package enum ValueConverter {
         var unreported: [ConversionIssue] = []
         let mapped = dictionary.mapValues { raw -> JSON in
             // Depth 2: the values of the top-level dictionary, as `convertDictionary` passes them.
-            guard clean, let value = convertValue(raw, path: "", depth: 2, issues: &unreported), unreported.isEmpty else {
+            guard clean, let value = convertValue(raw, path: ValuePath(""), depth: 2, issues: &unreported), unreported.isEmpty else {
                 clean = false
                 return .null
             }
@@ -78,39 +78,39 @@ package enum ValueConverter {
         var result: [String: JSON] = [:]
         result.reserveCapacity(dictionary.count)
         for (key, raw) in dictionary {
-            if let value = convertValue(raw, path: "\(path).\(key)", depth: depth + 1, issues: &issues) {
+            if let value = convertValue(raw, path: ValuePath(path, key: key), depth: depth + 1, issues: &issues) {
                 result[key] = value
             }
         }
         return result
     }
 
-    private static func convertValue(_ raw: Any, path: @autoclosure () -> String, depth: Int, issues: inout [ConversionIssue]) -> JSON? {
+    private static func convertValue(_ raw: Any, path: ValuePath, depth: Int, issues: inout [ConversionIssue]) -> JSON? {
         // Exact-type checks first: comparing metatypes is far cheaper than trying one dynamic
         // cast after another, and these are what callers pass nearly always.
         let valueType = type(of: raw)
         if valueType == String.self, let text = raw as? String { return .string(text) }
         if valueType == Int.self, let number = raw as? Int { return .int(Int64(number)) }
-        if valueType == Double.self, let number = raw as? Double { return finite(number, path: path(), issues: &issues) }
+        if valueType == Double.self, let number = raw as? Double { return finite(number, path: path, issues: &issues) }
         if valueType == Bool.self, let flag = raw as? Bool { return .bool(flag) }
         // Foundation numbers before the casts below: casting one to Bool or Int would bridge 1
         // into `true`.
         if valueType is NSNumber.Type, let number = raw as? NSNumber {
-            if let decimal = number as? NSDecimalNumber { return convertDecimal(decimal.decimalValue, path: path(), issues: &issues) }
-            return convertNumber(number, path: path(), issues: &issues)
+            if let decimal = number as? NSDecimalNumber { return convertDecimal(decimal.decimalValue, path: path, issues: &issues) }
+            return convertNumber(number, path: path, issues: &issues)
         }
         switch raw {
-        case let value as JSON: return limitDepth(value, path: path(), depth: depth, issues: &issues)
+        case let value as JSON: return limitDepth(value, path: path.text, depth: depth, issues: &issues)
         case let dictionary as [String: Any]:
-            guard depth <= maximumDepth else { return tooDeep(path(), &issues) }
-            return .object(convertDictionary(dictionary, path: path(), depth: depth, issues: &issues))
+            guard depth <= maximumDepth else { return tooDeep(path.text, &issues) }
+            return .object(convertDictionary(dictionary, path: path.text, depth: depth, issues: &issues))
         case let array as [Any]:
-            guard depth <= maximumDepth else { return tooDeep(path(), &issues) }
+            guard depth <= maximumDepth else { return tooDeep(path.text, &issues) }
             var items: [JSON] = []
             items.reserveCapacity(array.count)
-            let base = path()
+            let base = path.text
             for (index, element) in array.enumerated() {
-                if let item = convertValue(element, path: "\(base)[\(index)]", depth: depth + 1, issues: &issues) {
+                if let item = convertValue(element, path: ValuePath(base, index: index), depth: depth + 1, issues: &issues) {
                     items.append(item)
                 }
             }
@@ -133,14 +133,14 @@ package enum ValueConverter {
         case let number as UInt64: return unsigned(number)
         case let number as Float:
             // The shortest text of a Float reads back as the Double a person expects: 19.99f → 19.99.
-            guard number.isFinite else { return nonFinite(path(), &issues) }
+            guard number.isFinite else { return nonFinite(path, &issues) }
             return .double(Double(number.description) ?? Double(number))
         case let number as Decimal:
-            return convertDecimal(number, path: path(), issues: &issues)
+            return convertDecimal(number, path: path, issues: &issues)
         case let dictionary as [AnyHashable: Any]:
-            guard depth <= maximumDepth else { return tooDeep(path(), &issues) }
+            guard depth <= maximumDepth else { return tooDeep(path.text, &issues) }
             var strings: [String: Any] = [:]
-            let base = path()
+            let base = path.text
             for (key, value) in dictionary {
                 guard let name = key.base as? String else {
                     issues.append(ConversionIssue(keyPath: "\(base).\(key)", reason: "dictionary key is not a String", code: .propertyKeyNotString))
@@ -152,14 +152,14 @@ package enum ValueConverter {
         // Only reached when Foundation did not bridge them to the Swift cases above; the Swift
         // containers they are copied into match those cases, so this recurses once at most.
         case let array as NSArray:
-            return convertValue(array.map { $0 } as [Any], path: path(), depth: depth, issues: &issues)
+            return convertValue(array.map { $0 } as [Any], path: path, depth: depth, issues: &issues)
         case let dictionary as NSDictionary:
             var members: [AnyHashable: Any] = [:]
             for (key, value) in dictionary { if let key = key as? AnyHashable { members[key] = value } }
-            return convertValue(members, path: path(), depth: depth, issues: &issues)
+            return convertValue(members, path: path, depth: depth, issues: &issues)
         case let encodable as any Encodable:
             var local: [ConversionIssue] = []
-            let base = path()
+            let base = path.text
             guard let json = encode(encodable, path: base, issues: &local) else {
                 issues.append(contentsOf: local)
                 return nil
@@ -173,19 +173,19 @@ package enum ValueConverter {
                 while true {
                     guard let payload = unwrapped.value else { return .null }
                     guard let inner = unwrapOptional(payload) else {
-                        return convertValue(payload, path: path(), depth: depth, issues: &issues)
+                        return convertValue(payload, path: path, depth: depth, issues: &issues)
                     }
                     layers += 1
-                    guard layers <= maximumDepth else { return tooDeep(path(), &issues) }
+                    guard layers <= maximumDepth else { return tooDeep(path.text, &issues) }
                     unwrapped = inner
                 }
             }
-            issues.append(ConversionIssue(keyPath: path(), reason: "unsupported type \(type(of: raw))"))
+            issues.append(ConversionIssue(keyPath: path.text, reason: "unsupported type \(type(of: raw))"))
             return nil
         }
     }
 
-    private static func convertNumber(_ number: NSNumber, path: String, issues: inout [ConversionIssue]) -> JSON? {
+    private static func convertNumber(_ number: NSNumber, path: ValuePath, issues: inout [ConversionIssue]) -> JSON? {
         switch String(cString: number.objCType) {
         case "c" where String(describing: type(of: number)).hasSuffix("Boolean"), "B":
             // Both Foundations box Booleans in a `…Boolean` subclass; a plain Int8 is "c" too.
@@ -201,7 +201,7 @@ package enum ValueConverter {
 
     /// A decimal keeps its own digits: integers stay exact, and a fraction is written as the
     /// shortest double that reads back as the decimal's text (exact up to 15 significant digits).
-    private static func convertDecimal(_ number: Decimal, path: String, issues: inout [ConversionIssue]) -> JSON? {
+    private static func convertDecimal(_ number: Decimal, path: ValuePath, issues: inout [ConversionIssue]) -> JSON? {
         guard !number.isNaN else { return nonFinite(path, &issues) }
         let text = number.description
         if let integer = Int64(text) { return .int(integer) }
@@ -214,13 +214,13 @@ package enum ValueConverter {
         return .uint(number)
     }
 
-    private static func finite(_ number: Double, path: String, issues: inout [ConversionIssue]) -> JSON? {
+    private static func finite(_ number: Double, path: ValuePath, issues: inout [ConversionIssue]) -> JSON? {
         guard number.isFinite else { return nonFinite(path, &issues) }
         return .double(number)
     }
 
-    private static func nonFinite(_ path: String, _ issues: inout [ConversionIssue]) -> JSON? {
-        issues.append(ConversionIssue(keyPath: path, reason: "NaN or infinity cannot be sent as JSON", code: .propertyNotFinite))
+    private static func nonFinite(_ path: ValuePath, _ issues: inout [ConversionIssue]) -> JSON? {
+        issues.append(ConversionIssue(keyPath: path.text, reason: "NaN or infinity cannot be sent as JSON", code: .propertyNotFinite))
         return nil
     }
 
@@ -247,7 +247,7 @@ package enum ValueConverter {
             }
             return .array(kept)
         case .double(let number) where !number.isFinite:
-            return nonFinite(path, &issues)
+            return nonFinite(ValuePath(path), &issues)
         default:
             return value
         }
@@ -266,6 +266,23 @@ package enum ValueConverter {
         } catch {
             issues.append(ConversionIssue(keyPath: path, reason: "\(type(of: value)) failed to encode: \(error)"))
             return nil
+        }
+    }
+
+    /// Where a value sits: its container's path and its key or index, joined into text only when
+    /// a problem is reported. (A closure here would be specialised once per call site.)
+    private struct ValuePath {
+        let container: String
+        let key: String?
+        let index: Int
+
+        init(_ text: String) { (container, key, index) = (text, nil, -1) }
+        init(_ container: String, key: String) { (self.container, self.key, index) = (container, key, -1) }
+        init(_ container: String, index: Int) { (self.container, key, self.index) = (container, nil, index) }
+
+        var text: String {
+            if let key { return "\(container).\(key)" }
+            return index >= 0 ? "\(container)[\(index)]" : container
         }
     }
 
