@@ -5,9 +5,9 @@ import Foundation
 /// caller's thread.
 ///
 /// Converting five properties costs about as much as the rest of the call together, so when
-/// every value is a plain value (a string, a number, a Boolean, a date) the caller only
-/// captures the dictionary — a value: later changes to the caller's variable do not reach it.
-/// Anything else (a nested collection, which may hold an `NSMutableDictionary`, or any class
+/// every value is a plain value (a string, a number, a Boolean, a date, or a Swift dictionary or
+/// array of them) the caller only captures the dictionary — a value: later changes to the
+/// caller's variable do not reach it. Anything else (an `NSMutableDictionary`, or any class
 /// instance the caller could go on mutating) is converted at the call, so the executor never
 /// reads memory the caller still owns.
 package struct PreparedEvent: Sendable {
@@ -89,14 +89,33 @@ private struct PendingValues: @unchecked Sendable {  // `.deferred` holds only v
     let target: PreparedEvent.Target
     let problems: InputProblemReporter
 
-    /// Whether every value is a Swift value type of a few common kinds, or an `NSNumber`
-    /// (immutable): nothing the caller can change after the call. Exact metatype checks only,
-    /// so the test costs a few nanoseconds per value.
+    /// Whether every value is a Swift value type of a few common kinds, an `NSNumber`
+    /// (immutable), or a Swift dictionary or array holding only such values, nested at most
+    /// ``plainNesting`` levels: nothing the caller can change after the call. (A Swift
+    /// collection is a value; one bridged from Foundation is an immutable copy, and its members
+    /// come back as Foundation objects, which are not plain.) Exact metatype checks only, so the
+    /// test costs a few nanoseconds per value.
     static func allPlain(_ values: [String: Any]) -> Bool {
-        values.values.allSatisfy { value in
-            let valueType = type(of: value)
-            return valueType == String.self || valueType == Int.self || valueType == Double.self || valueType == Bool.self
-                || valueType == Int64.self || valueType == Float.self || valueType == Date.self || valueType is NSNumber.Type
+        values.values.allSatisfy { isPlain($0, depth: 1) }
+    }
+
+    /// Collections nested deeper than this are converted at the call.
+    static let plainNesting = 4
+
+    private static func isPlain(_ value: Any, depth: Int) -> Bool {
+        let valueType = type(of: value)
+        if valueType == String.self || valueType == Int.self || valueType == Double.self || valueType == Bool.self || valueType == Int64.self
+            || valueType == Float.self || valueType == Date.self || valueType is NSNumber.Type
+        {
+            return true
         }
+        guard depth < plainNesting else { return false }
+        if valueType == [String: Any].self, let members = value as? [String: Any] {
+            return members.values.allSatisfy { isPlain($0, depth: depth + 1) }
+        }
+        if valueType == [Any].self, let items = value as? [Any] {
+            return items.allSatisfy { isPlain($0, depth: depth + 1) }
+        }
+        return false
     }
 }
