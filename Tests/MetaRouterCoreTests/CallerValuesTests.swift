@@ -50,6 +50,35 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         #expect(properties?["plain"] == "kept")
     }
 
+    /// Swift collections of plain values are captured and converted on the executor, with a bad
+    /// value deep inside reported by its path; a collection holding a Foundation object, at any
+    /// depth, is still converted at the call.
+    @Test func nestedSwiftCollectionsAreDeferredUnlessTheyHoldAnObject() async {
+        let gate = ExecutorGate()
+        let capture = CapturingDestination()
+        let logs = RecordingLogSink()
+        let client = AnalyticsClient(configuration: Configuration(writeKey: "nested", logger: AnalyticsLogger(sink: logs)), plugins: [gate, capture])
+        client.track("hold")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                gate.entered.wait()
+                done.resume()
+            }
+        }
+        let box = NSMutableDictionary(dictionary: ["state": "at the call"])
+        let variant: [String: Any] = ["size": 42, "tags": ["a", "b"], "weight": Double.nan, "shelf": ["row": 3, "bins": [1, 2]]]
+        client.track("Nested", properties: ["variant": variant])
+        client.track("Boxed", properties: ["outer": ["inner": ["box": box]] as [String: Any]])
+        box["state"] = "changed later"
+        gate.open.signal()
+        await client.settle()
+        let nested = capture.events.first { $0.event == "Nested" }?.properties?["variant"]
+        #expect(nested == ["size": 42, "tags": ["a", "b"], "shelf": ["row": 3, "bins": [1, 2]]])
+        #expect(logs.messages.contains { $0.contains("properties.variant.weight") })
+        let boxed = capture.events.first { $0.event == "Boxed" }?.properties?["outer"]
+        #expect(boxed == ["inner": ["box": ["state": "at the call"]]])
+    }
+
     @Test func plainValuesAreDeferredAndStillExact() async {
         let capture = CapturingDestination()
         let client = makeClient([capture])
