@@ -95,6 +95,10 @@ public final class BatchUploader {
     /// Delivery counters, readable from any thread.
     public var stats: DeliveryStats { statsBox.current }
 
+    /// Gzip bodies that left as they were compressed ahead, while the batch before them was in
+    /// flight; readable from any thread.
+    package var bodiesCompressedAhead: Int { compression?.sentPrepared.current ?? 0 }
+
     /// Binds to the client and starts the flush policies.
     public func start(analytics: AnalyticsClient) {
         self.analytics = analytics
@@ -208,7 +212,19 @@ public final class BatchUploader {
                 uploaderHandle.run { $0.handle(outcome, for: batch, attempt: attempt) }
             }
         }
-        if let compression { compression.compress(request, then: send) } else { send(request) }
+        guard let compression else { return send(request) }
+        compression.compress(request, of: .init(batch.events), then: send)
+        prepareNextBody(after: batch, in: compression, sentAt: analytics.configuration.clock.now())
+    }
+
+    /// While `batch` is in flight, has the body of the batch that would follow a delivery
+    /// compressed ahead — when a whole batch is already waiting behind it (a partial one would
+    /// likely grow before it leaves, and the work would be wasted).
+    private func prepareNextBody(after batch: PendingBatch, in compression: RequestCompression, sentAt: Date) {
+        let size = min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2)
+        let next = store.upcoming(maxCount: size, maxBytes: options.maxBatchBytes)
+        guard !next.isEmpty, next.count == size || store.count - batch.events.count > next.count else { return }
+        compression.prepare(format.body(for: next, sentAt: sentAt), for: .init(next))
     }
 
     private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {

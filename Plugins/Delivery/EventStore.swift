@@ -49,6 +49,10 @@ package protocol EventStore: AnyObject {
     /// The pending batch if there is one, else a new one of up to `maxCount` events and
     /// `maxBytes` payload bytes (always at least one event), or `nil` when empty.
     func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch?
+    /// The events the batch after the pending one would hold, if it were taken now with the
+    /// same limits, without taking them: a look ahead, so its body can be made while the
+    /// pending batch is in flight. Empty when the store cannot tell cheaply.
+    func upcoming(maxCount: Int, maxBytes: Int) -> [QueuedEvent]
     /// Removes the pending batch: it was delivered, or dropped for good.
     func acknowledge(_ batch: PendingBatch)
     /// Returns the pending batch's events to the head as ordinary events (a new key will be

@@ -92,6 +92,21 @@ package final class InMemoryEventStore: EventStore {
         return batch
     }
 
+    /// The events after the pending batch that the next one would take.
+    package func upcoming(maxCount: Int, maxBytes: Int) -> [QueuedEvent] {
+        var index = head
+        var events: [QueuedEvent] = []
+        var bytes = 0
+        while index < entries.count, events.count < max(1, maxCount) {
+            let length = Int(entries[index].length)
+            if !events.isEmpty, bytes + length > maxBytes { break }
+            bytes += length
+            events.append(queuedEvent(entries[index]))
+            index += 1
+        }
+        return events
+    }
+
     /// Drops the pending batch.
     package func acknowledge(_ batch: PendingBatch) {
         guard pending?.batch.idempotencyKey == batch.idempotencyKey else { return }

@@ -211,6 +211,23 @@ package final class DiskEventStore: EventStore {
         return nil
     }
 
+    /// The events after the pending batch that the next one would take (read back from the
+    /// segments where they are not resident; an unreadable one ends the look ahead).
+    package func upcoming(maxCount: Int, maxBytes: Int) -> [QueuedEvent] {
+        var index = head
+        var events: [QueuedEvent] = []
+        var bytes = 0
+        while index < entries.count, events.count < max(1, maxCount) {
+            let size = Int(entries[index].payloadCount)
+            if !events.isEmpty, bytes + size > maxBytes { break }
+            guard let event = entries[index].event ?? readBack(entries[index]) else { break }
+            bytes += size
+            events.append(event)
+            index += 1
+        }
+        return events
+    }
+
     /// The pending batch is done with: its events leave the log.
     package func acknowledge(_ batch: PendingBatch) {
         guard let current = pending, current.batch.idempotencyKey == batch.idempotencyKey else { return }
