@@ -53,6 +53,25 @@ import Testing
         #expect(LogRecord.ranges([5, 1, 2, 3, 9]) == [1...3, 5...5, 9...9])
     }
 
+    /// The look ahead names the events the next batch takes — resident or read back from the
+    /// segments — and takes nothing.
+    @Test func upcomingIsTheNextBatchAndTakesNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url) { $0.residentBytes = 200 }
+        append(0..<30, to: store)
+        store.commit()
+        let first = try #require(store.nextBatch(maxCount: 8, maxBytes: .max))
+        let ahead = store.upcoming(maxCount: 8, maxBytes: .max)
+        #expect(ahead.map(\.messageId) == (8..<16).map { "m-\($0)" })
+        #expect(store.upcoming(maxCount: 8, maxBytes: 130).count == 2)
+        #expect(store.count == 30)
+        store.acknowledge(first)
+        let second = try #require(store.nextBatch(maxCount: 8, maxBytes: .max))
+        #expect(second.events == ahead)
+        #expect(drain(store).count == 22)
+    }
+
     @Test func recoversInOrderAcrossReopen() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
