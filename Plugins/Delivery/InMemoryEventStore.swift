@@ -77,34 +77,30 @@ package final class InMemoryEventStore: EventStore {
     package func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
         if let pending { return pending.batch }
         guard head < entries.count else { return nil }
-        let start = head
-        var taken: [QueuedEvent] = []
-        var bytes = 0
-        while head < entries.count, taken.count < max(1, maxCount) {
-            let length = Int(entries[head].length)
-            if !taken.isEmpty, bytes + length > maxBytes { break }
-            bytes += length
-            taken.append(queuedEvent(entries[head]))
-            head += 1
-        }
-        let batch = PendingBatch(idempotencyKey: RandomIdentifier.uuidString(lowercase: true), events: taken)
-        pending = (batch, start..<head)
+        let range = head..<batchEnd(maxCount: maxCount, maxBytes: maxBytes)
+        head = range.upperBound
+        let batch = PendingBatch(idempotencyKey: RandomIdentifier.uuidString(lowercase: true), events: entries[range].map(queuedEvent))
+        pending = (batch, range)
         return batch
     }
 
     /// The events after the pending batch that the next one would take.
     package func upcoming(maxCount: Int, maxBytes: Int) -> [QueuedEvent] {
-        var index = head
-        var events: [QueuedEvent] = []
+        entries[head..<batchEnd(maxCount: maxCount, maxBytes: maxBytes)].map(queuedEvent)
+    }
+
+    /// Where a batch taken from `head` would end: at most `maxCount` events and `maxBytes`
+    /// bytes, always at least one event when there is one.
+    private func batchEnd(maxCount: Int, maxBytes: Int) -> Int {
+        var end = head
         var bytes = 0
-        while index < entries.count, events.count < max(1, maxCount) {
-            let length = Int(entries[index].length)
-            if !events.isEmpty, bytes + length > maxBytes { break }
+        while end < entries.count, end - head < max(1, maxCount) {
+            let length = Int(entries[end].length)
+            if end > head, bytes + length > maxBytes { break }
             bytes += length
-            events.append(queuedEvent(entries[index]))
-            index += 1
+            end += 1
         }
-        return events
+        return end
     }
 
     /// Drops the pending batch.

@@ -190,15 +190,7 @@ package final class DiskEventStore: EventStore {
     package func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
         if let pending { return pending.batch }
         while head < entries.count {
-            var taking = 0
-            var bytes = 0
-            while head + taking < entries.count, taking < max(1, maxCount) {
-                let size = Int(entries[head + taking].payloadCount)
-                if taking > 0, bytes + size > maxBytes { break }
-                bytes += size
-                taking += 1
-            }
-            let taken = takeFromHead(taking)
+            let taken = takeFromHead(batchCount(maxCount: maxCount, maxBytes: maxBytes))
             guard !taken.isEmpty else { continue }
             let batch = PendingBatch(idempotencyKey: RandomIdentifier.uuidString(lowercase: true), events: taken.compactMap(\.event))
             pending = (batch, taken)
@@ -214,18 +206,26 @@ package final class DiskEventStore: EventStore {
     /// The events after the pending batch that the next one would take (read back from the
     /// segments where they are not resident; an unreadable one ends the look ahead).
     package func upcoming(maxCount: Int, maxBytes: Int) -> [QueuedEvent] {
-        var index = head
         var events: [QueuedEvent] = []
-        var bytes = 0
-        while index < entries.count, events.count < max(1, maxCount) {
-            let size = Int(entries[index].payloadCount)
-            if !events.isEmpty, bytes + size > maxBytes { break }
-            guard let event = entries[index].event ?? readBack(entries[index]) else { break }
-            bytes += size
+        for entry in entries[head..<(head + batchCount(maxCount: maxCount, maxBytes: maxBytes))] {
+            guard let event = entry.event ?? readBack(entry) else { break }
             events.append(event)
-            index += 1
         }
         return events
+    }
+
+    /// How many events a batch taken from `head` would hold: at most `maxCount` events and
+    /// `maxBytes` payload bytes, always at least one when there is one.
+    private func batchCount(maxCount: Int, maxBytes: Int) -> Int {
+        var taking = 0
+        var bytes = 0
+        while head + taking < entries.count, taking < max(1, maxCount) {
+            let size = Int(entries[head + taking].payloadCount)
+            if taking > 0, bytes + size > maxBytes { break }
+            bytes += size
+            taking += 1
+        }
+        return taking
     }
 
     /// The pending batch is done with: its events leave the log.
