@@ -201,7 +201,8 @@ public final class BatchUploader {
         var headers = format.headers
         headers["Idempotency-Key"] = batch.idempotencyKey
         if tracing { headers["Trace"] = "true" }
-        let body = format.body(for: batch.events, sentAt: analytics.configuration.clock.now())
+        let sentAt = analytics.configuration.clock.now()
+        let body = format.body(for: batch.events, sentAt: sentAt)
         let request = TransportRequest(url: options.endpoint, headers: headers, body: body, timeout: options.requestTimeout)
         attempts += 1
         let attempt = attempts
@@ -213,8 +214,8 @@ public final class BatchUploader {
             }
         }
         guard let compression else { return send(request) }
-        compression.compress(request, of: .init(batch.events), then: send)
-        prepareNextBody(after: batch, in: compression, sentAt: analytics.configuration.clock.now())
+        compression.compress(request, of: .init(batch.events), sentAt: sentAt, then: send)
+        prepareNextBody(after: batch, in: compression, sentAt: sentAt)
     }
 
     /// While `batch` is in flight, has the body of the batch that would follow a delivery
@@ -224,7 +225,7 @@ public final class BatchUploader {
         let size = min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2)
         let next = store.upcoming(maxCount: size, maxBytes: options.maxBatchBytes)
         guard !next.isEmpty, next.count == size || store.count - batch.events.count > next.count else { return }
-        compression.prepare(format.body(for: next, sentAt: sentAt), for: .init(next))
+        compression.prepare(format.body(for: next, sentAt: sentAt), for: .init(next), sentAt: sentAt)
     }
 
     private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {

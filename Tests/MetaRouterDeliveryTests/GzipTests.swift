@@ -62,6 +62,28 @@ import Testing
         #expect(accepted.flatMap { $0.events.compactMap(\.number) } == Array(0..<40))
     }
 
+    /// A body compressed ahead carries the `sentAt` of its making; once the batch before it has
+    /// been out for longer than its lifetime, the batch leaves with a body made at its sending.
+    @Test func aBodyCompressedAheadIsDroppedOnceItsSentAtIsStale() async throws {
+        let harness = try await DeliveryHarness {
+            $0.upload.gzip = true
+            $0.upload.maxBatchSize = 10
+            $0.upload.flushAt = 1_000
+        }
+        defer { harness.stop() }
+        try await harness.collector.script([ScriptedResponse(delay: 0.5)])
+        for index in 0..<20 { harness.client.track("Product Viewed", properties: ["n": index]) }
+        harness.client.flush()
+        await harness.client.settle()  // the first batch is out, the second compressed ahead
+        await harness.advance(by: 5)
+        await harness.client.flushAndWait()
+        let requests = try await harness.collector.requests()
+        try #require(requests.count == 2)
+        #expect(requests.flatMap { $0.events.compactMap(\.number) } == Array(0..<20))
+        #expect(requests[1].events.first?["sentAt"] != requests[0].events.first?["sentAt"])
+        #expect(harness.destination.uploader?.bodiesCompressedAhead == 0)
+    }
+
     @Test func withoutTheOptionBodiesGoAsTheyAre() async throws {
         let harness = try await DeliveryHarness()
         defer { harness.stop() }
