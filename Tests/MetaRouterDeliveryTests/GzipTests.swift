@@ -3,6 +3,8 @@ import MetaRouter
 import MetaRouterTesting
 import Testing
 
+@testable import MetaRouterDelivery
+
 /// Gzip request bodies, decoded by the collector with Python's own gzip module (an
 /// independent implementation): the events arrive intact and the wire carries far fewer bytes.
 @Suite struct GzipTests {
@@ -62,26 +64,31 @@ import Testing
         #expect(accepted.flatMap { $0.events.compactMap(\.number) } == Array(0..<40))
     }
 
-    /// A body compressed ahead carries the `sentAt` of its making; once the batch before it has
-    /// been out for longer than its lifetime, the batch leaves with a body made at its sending.
-    @Test func aBodyCompressedAheadIsDroppedOnceItsSentAtIsStale() async throws {
-        let harness = try await DeliveryHarness {
-            $0.upload.gzip = true
-            $0.upload.maxBatchSize = 10
-            $0.upload.flushAt = 1_000
+    /// A body compressed ahead goes only with the batch it was made from, and only within its
+    /// lifetime: its `sentAt` corrects the device's clock at the host. Otherwise the request's
+    /// own body is compressed. (The queue is serial, so the order here is the order there.)
+    @Test func aBodyCompressedAheadGoesOnlyWithItsBatchWhileFresh() async throws {
+        let compression = RequestCompression()
+        let events = (0..<3).map { QueuedEvent(messageId: "m-\($0)", timestamp: Date(), payload: Array("{\"n\":\($0)}".utf8)) }
+        let batch = RequestCompression.BatchIdentity(events)
+        let other = RequestCompression.BatchIdentity(Array(events.dropFirst()))
+        let made = Date(timeIntervalSince1970: 1_800_000_000)
+        let ahead = Data("{\"batch\":[\"made ahead\"]}".utf8)
+        let own = Data("{\"batch\":[\"made at the sending\"]}".utf8)
+        let compressor = try #require(GzipCompressor())
+        let request = TransportRequest(url: URL(string: "http://127.0.0.1")!, body: own, timeout: 1)
+        func sent(_ identity: RequestCompression.BatchIdentity, after seconds: Double) async -> TransportRequest {
+            compression.prepare(ahead, for: batch, sentAt: made)
+            return await withCheckedContinuation { done in
+                compression.compress(request, of: identity, sentAt: made.addingTimeInterval(seconds)) { done.resume(returning: $0) }
+            }
         }
-        defer { harness.stop() }
-        try await harness.collector.script([ScriptedResponse(delay: 0.5)])
-        for index in 0..<20 { harness.client.track("Product Viewed", properties: ["n": index]) }
-        harness.client.flush()
-        await harness.client.settle()  // the first batch is out, the second compressed ahead
-        await harness.advance(by: 5)
-        await harness.client.flushAndWait()
-        let requests = try await harness.collector.requests()
-        try #require(requests.count == 2)
-        #expect(requests.flatMap { $0.events.compactMap(\.number) } == Array(0..<20))
-        #expect(requests[1].events.first?["sentAt"] != requests[0].events.first?["sentAt"])
-        #expect(harness.destination.uploader?.bodiesCompressedAhead == 0)
+        #expect(await sent(batch, after: 0.5).body == compressor.compress(ahead))
+        #expect(await sent(batch, after: RequestCompression.preparedLifetime + 0.5).body == compressor.compress(own))
+        #expect(await sent(other, after: 0).body == compressor.compress(own))
+        #expect(await sent(batch, after: -1).body == compressor.compress(own))
+        #expect(compression.sentPrepared.current == 1)
+        #expect(await sent(batch, after: 0).headers["Content-Encoding"] == "gzip")
     }
 
     @Test func withoutTheOptionBodiesGoAsTheyAre() async throws {
