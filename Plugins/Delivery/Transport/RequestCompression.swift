@@ -4,7 +4,7 @@ import MetaRouterCore
 /// Where an uploader's request bodies are gzip-compressed: a serial queue of its own with one
 /// reused compressor, so the executor goes on taking events while a body is compressed. While a
 /// request is in flight the uploader hands over the body the next batch would have
-/// (``prepare(_:for:)``); when that batch is taken with the same events, its body is already
+/// (``prepare(_:for:sentAt:)``); when that batch is taken with the same events, its body is already
 /// compressed and leaves at once instead of after its compression — unless it was made more
 /// than ``preparedLifetime`` before: its `sentAt`, which the host uses to correct the device's
 /// clock, would then be stale.

@@ -110,6 +110,12 @@ private struct PendingValues: @unchecked Sendable {  // `.deferred` holds only v
             return true
         }
         guard depth < plainNesting else { return false }
+        // Homogeneous literals (`["a", "b"]`, `["size": "42"]`) are typed collections of plain values.
+        if valueType == [String].self || valueType == [Int].self || valueType == [Double].self || valueType == [Bool].self
+            || valueType == [String: String].self || valueType == [String: Int].self || valueType == [String: Double].self
+        {
+            return true
+        }
         if valueType == [String: Any].self, let members = value as? [String: Any] {
             return members.values.allSatisfy { isPlain($0, depth: depth + 1) }
         }
