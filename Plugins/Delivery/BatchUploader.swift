@@ -18,7 +18,7 @@ public final class BatchUploader {
     /// are handed to the transport.
     private let compression: RequestCompression?
     let policies: [any FlushPolicy]
-    private let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
+    let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
     package let statsBox = Locked(DeliveryStats())
 
@@ -42,7 +42,7 @@ public final class BatchUploader {
     /// Whether the policies have heard that events wait since their last flush.
     var policiesToldOfWaiting = false
     /// A full queue evicts on every call: one log line per interval, with the count.
-    private var evictionReports = ReportThrottle(interval: 10)
+    var evictionReports = ReportThrottle(interval: 10)
     private var waiters: [@Sendable () -> Void] = []
 
     /// Whether requests carry `Trace: true`.
@@ -222,11 +222,15 @@ public final class BatchUploader {
     /// compressed ahead — when a whole batch is already waiting behind it (a partial one would
     /// likely grow before it leaves, and the work would be wasted).
     private func prepareNextBody(after batch: PendingBatch, in compression: RequestCompression, sentAt: Date) {
-        let size = min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2)
+        let size = sizeAfterDelivery
         let next = store.upcoming(maxCount: size, maxBytes: options.maxBatchBytes)
         guard !next.isEmpty, next.count == size || store.count - batch.events.count > next.count else { return }
         compression.prepare(format.body(for: next, sentAt: sentAt), for: .init(next), sentAt: sentAt)
     }
+
+    /// The batch size once the batch in flight is delivered: it grows back toward the configured
+    /// size, never to a size the host refused.
+    private var sizeAfterDelivery: Int { min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2) }
 
     private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
@@ -248,8 +252,7 @@ public final class BatchUploader {
                 return stats.sent == 0
             }
             if first { analytics.logger.debug("sdk.first_event_sent: the first batch (\(batch.events.count) events) was accepted") }
-            // Grows back toward the configured size, never to a size the host refused.
-            batchSize = min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2)
+            batchSize = sizeAfterDelivery
             sendMore()
         case .retry:
             statsBox.withLock { $0.retries += 1 }
@@ -375,26 +378,6 @@ public final class BatchUploader {
             }
         }
         resolveWaiters()
-    }
-
-    private func describeFailure(_ outcome: Result<TransportResponse, any Error>, batch: PendingBatch, wait: TimeInterval) {
-        analytics?.logger.warning(
-            "sdk.flush_retry_scheduled: batch of \(batch.events.count) not delivered: \(ResponseClassifier.cause(of: outcome)); retrying in \(String(format: "%.1f", wait)) s (breaker \(retries.breaker.state.rawValue))")
-    }
-
-    private func drop(_ events: [QueuedEvent], reason: DropReason, status: Int?) {
-        guard !events.isEmpty else { return }
-        statsBox.withLock { $0.dropped[reason, default: 0] += events.count }
-        onPermanentFailure?(PermanentFailure(reason: reason, status: status, events: events))
-        guard let analytics else { return }
-        if reason == .queueFull {
-            let now = analytics.configuration.clock.uptime()
-            if let count = evictionReports.add(events.count, at: now) {
-                analytics.logger.warning("sdk.queue_full: dropped \(count) event(s) since the last report: \(reason.rawValue)")
-            }
-            return
-        }
-        analytics.logger.warning("sdk.flush_permanent_failure: dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
     }
 
     private func resolveIfIdle() {

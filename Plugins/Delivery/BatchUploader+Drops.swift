@@ -1,0 +1,27 @@
+import Foundation
+import MetaRouterCore
+
+extension BatchUploader {
+    /// One warning per failed attempt: how many events, why, when the retry goes, the breaker.
+    func describeFailure(_ outcome: Result<TransportResponse, any Error>, batch: PendingBatch, wait: TimeInterval) {
+        analytics?.logger.warning(
+            "sdk.flush_retry_scheduled: batch of \(batch.events.count) not delivered: \(ResponseClassifier.cause(of: outcome)); retrying in \(String(format: "%.1f", wait)) s (breaker \(retries.breaker.state.rawValue))")
+    }
+
+    /// Drops events for good: counted by reason, handed to `onPermanentFailure`, and logged —
+    /// evictions from a full queue at most once per interval, with their count.
+    func drop(_ events: [QueuedEvent], reason: DropReason, status: Int?) {
+        guard !events.isEmpty else { return }
+        statsBox.withLock { $0.dropped[reason, default: 0] += events.count }
+        onPermanentFailure?(PermanentFailure(reason: reason, status: status, events: events))
+        guard let analytics else { return }
+        if reason == .queueFull {
+            let now = analytics.configuration.clock.uptime()
+            if let count = evictionReports.add(events.count, at: now) {
+                analytics.logger.warning("sdk.queue_full: dropped \(count) event(s) since the last report: \(reason.rawValue)")
+            }
+            return
+        }
+        analytics.logger.warning("sdk.flush_permanent_failure: dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
+    }
+}
