@@ -20,18 +20,6 @@ func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
 }
 
 /// Twenty rules of the usual kinds.
-private func twentyRules() -> String {
-    (0..<20).map { index in
-        switch index % 5 {
-        case 0: return "rule \"r\(index)\" { when event = \"Checkout \(index)\"\n drop }"
-        case 1: return "rule \"r\(index)\" { when properties.price > \(index) and type = \"track\"\n set properties.tier\(index) = \"high\" }"
-        case 2: return "rule \"r\(index)\" { when match(event, \"Product *\")\n set context.key\(index) = userId ?? anonymousId }"
-        case 3: return "rule \"r\(index)\" { when exists(properties.sku)\n remove properties: [debug\(index)] }"
-        default: return "rule \"r\(index)\" { when properties.currency in [\"EUR\", \"USD\"]\n copy properties.price to properties.amount\(index) }"
-        }
-    }.joined(separator: "\n")
-}
-
 func sampleEvent() -> Event {
     Event(type: .track, anonymousId: UUID().uuidString.lowercased(), userId: "user-1", event: "Product Viewed",
           properties: ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "currency": "EUR"],
@@ -222,6 +210,7 @@ let benchmarks: @Sendable () -> Void = {
     registerEntitlementsBenchmarks()
     registerCallerTailBenchmarks()
     registerDeliveryMemoryBenchmarks()
+    registerRuleBenchmarks()
 
     // Opening a log that holds 10k undelivered events (read, verify, index).
     Benchmark("disk log recovery, 10k events", configuration: .init(maxIterations: 20)) { benchmark in
@@ -237,33 +226,6 @@ let benchmarks: @Sendable () -> Void = {
         let reopened = benchmarkDiskLog(directory: directory)
         benchmark.stopMeasurement()
         blackHole(reopened?.count())
-    }
-
-    // Transform rules: one compiled condition on a typical event.
-    Benchmark("rules: one condition", configuration: .init(scalingFactor: .mega, maxIterations: 20)) { benchmark in
-        let event = sampleEvent()
-        // A rule with a condition and no actions: the cost is the condition (and the rule loop).
-        let rules = try! RuleSetLoader.load("rule { when event = \"Product Viewed\" and properties.price > 10 }", format: .text)
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { blackHole(rules.apply(to: event)) }
-        benchmark.stopMeasurement()
-    }
-
-    // Transform rules: a 20-rule set (conditions, sets, moves, removes) on a typical event.
-    Benchmark("rules: 20-rule set", configuration: .init(scalingFactor: .kilo, maxIterations: 200)) { benchmark in
-        let event = sampleEvent()
-        let rules = try! RuleSetLoader.load(twentyRules(), format: .text)
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { blackHole(rules.apply(to: event)) }
-        benchmark.stopMeasurement()
-    }
-
-    // Transform rules: parsing and compiling 100 rules.
-    Benchmark("rules: compile 100 rules", configuration: .init(maxIterations: 50)) { benchmark in
-        let text = (0..<5).map { _ in twentyRules() }.joined(separator: "\n")
-        benchmark.startMeasurement()
-        blackHole(try? RuleSetLoader.load(text, format: .text))
-        benchmark.stopMeasurement()
     }
 
     // Events per second delivered over real HTTP to a loopback collector, batches of 100,
