@@ -229,35 +229,11 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Events per second delivered over real HTTP to a loopback collector, batches of 100,
-    // plain and with gzip-compressed bodies (which the collector decodes).
-    for gzip in [false, true] {
-        Benchmark(
-            "delivery over loopback HTTP, batches of 100\(gzip ? ", gzip" : "")", configuration: .init(scalingFactor: .kilo, maxIterations: 10)
-        ) { benchmark in
-            guard let collector = try? LoopbackCollector() else { return }
-            defer { collector.stop() }
-            var options = MetaRouterDestination.Options(ingestionHost: collector.url)
-            options.upload.flushAt = 100
-            options.upload.maxQueueEvents = 100_000
-            options.upload.gzip = gzip
-            let destination = MetaRouterDestination.make(options: options)
-            let configuration = benchConfiguration()
-            let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
-            runBlocking { await client.settle() }
-            guard let stats = benchmarkStatsReader(of: destination) else { return }
-            let properties = fiveProperties()
-            let total = benchmark.scaledIterations.count
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                client.track("Product Viewed", properties: properties)
-            }
-            runBlocking {
-                while stats().sent < total {
-                    await client.flushAndWait()
-                }
-            }
-            benchmark.stopMeasurement()
-            runBlocking { await client.shutdown() }
+    // plain and with gzip-compressed bodies: to the Python collector, which decodes them, and to
+    // the native one in this process, which does not (so the rate is the SDK's side alone).
+    for native in [false, true] {
+        for gzip in [false, true] {
+            delivery(toNativeCollector: native, gzip: gzip)
         }
     }
 
@@ -357,5 +333,43 @@ let benchmarks: @Sendable () -> Void = {
         let clean = rate(failureRate: 0)
         let faulty = rate(failureRate: 0.3)
         benchmark.measurement(.custom("faulty / fault-free ×1000", useScalingFactor: false), Int(faulty / clean * 1_000))
+    }
+}
+
+/// Events per second delivered over real HTTP to a loopback collector, batches of 100.
+private func delivery(toNativeCollector native: Bool, gzip: Bool) {
+    let name = "delivery over loopback HTTP\(native ? " to the native collector" : ""), batches of 100\(gzip ? ", gzip" : "")"
+    Benchmark(name, configuration: .init(scalingFactor: .kilo, maxIterations: 10)) { benchmark in
+        let collector: (url: URL, stop: () -> Void)
+        if native {
+            guard let started = try? NativeCollector() else { return }
+            collector = (started.url, started.stop)
+        } else {
+            guard let started = try? LoopbackCollector() else { return }
+            collector = (started.url, started.stop)
+        }
+        defer { collector.stop() }
+        var options = MetaRouterDestination.Options(ingestionHost: collector.url)
+        options.upload.flushAt = 100
+        options.upload.maxQueueEvents = 100_000
+        options.upload.gzip = gzip
+        let destination = MetaRouterDestination.make(options: options)
+        let configuration = benchConfiguration()
+        let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
+        runBlocking { await client.settle() }
+        guard let stats = benchmarkStatsReader(of: destination) else { return }
+        let properties = fiveProperties()
+        let total = benchmark.scaledIterations.count
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            client.track("Product Viewed", properties: properties)
+        }
+        runBlocking {
+            while stats().sent < total {
+                await client.flushAndWait()
+            }
+        }
+        benchmark.stopMeasurement()
+        runBlocking { await client.shutdown() }
     }
 }
