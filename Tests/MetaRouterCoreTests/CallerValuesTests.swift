@@ -79,6 +79,34 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         #expect(boxed == ["inner": ["box": ["state": "at the call"]]])
     }
 
+    /// A track call without options waits in the ingress as the call itself (no event made at
+    /// the call) and becomes the event the other path makes: the same fields, a bad value
+    /// reported the same way, in order with the calls that take the other path.
+    @Test func aTrackCallKeptAsACallBecomesTheSameEvent() async throws {
+        let capture = CapturingDestination()
+        let logs = RecordingLogSink()
+        let clock = ManualClock()
+        let client = AnalyticsClient(
+            configuration: Configuration(writeKey: "calls", logger: AnalyticsLogger(sink: logs), clock: clock), plugins: [capture])
+        let properties: [String: Any] = ["sku": "A-1", "price": 19.99, "weight": Double.infinity, "variant": ["size": 42] as [String: Any]]
+        #expect(EventFactory(clock: clock, problems: InputProblemReporter(logger: AnalyticsLogger(sink: SilentSink()))).trackCall("Kept", properties: properties, options: nil) != nil)
+        client.track("Kept", properties: properties)
+        client.track("Kept", properties: properties, options: EventOptions())
+        client.track("Kept")
+        client.track("Kept", options: EventOptions())
+        await client.settle()
+        let events = capture.events
+        try #require(events.count == 4)
+        for (call, event) in [(events[0], events[1]), (events[2], events[3])] {
+            var made = event
+            made.messageId = call.messageId
+            #expect(call == made)
+            #expect(!call.messageId.isEmpty)
+        }
+        #expect(events[0].properties == ["sku": "A-1", "price": 19.99, "variant": ["size": 42]])
+        #expect(logs.messages.filter { $0.contains("properties.weight") }.count == 2)
+    }
+
     @Test func plainValuesAreDeferredAndStillExact() async {
         let capture = CapturingDestination()
         let client = makeClient([capture])

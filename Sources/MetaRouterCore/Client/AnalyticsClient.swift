@@ -80,11 +80,16 @@ public final class AnalyticsClient: Sendable {
 
     /// Hands an event built by ``events`` to the ingress.
     package func process(_ prepared: PreparedEvent) {
-        switch executor.submit(.event(prepared)) {
+        admit(.event(prepared), type: prepared.event.type)
+    }
+
+    /// Submits an event's command and reports what refused it.
+    func admit(_ command: Command, type: EventType) {
+        switch executor.submit(command) {
         case .accepted, .overflowed(report: nil):
             return
         case .refused:
-            noteDroppedCall("\(prepared.event.type.rawValue) call")
+            noteDroppedCall("\(type.rawValue) call")
         case .forked:
             noteForkedChild()
         case .overflowed(let report?):

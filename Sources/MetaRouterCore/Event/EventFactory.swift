@@ -19,6 +19,13 @@ package struct EventFactory: Sendable {
         PreparedEvent(base(.track, options, drawsMessageIdLater: true, eventName: name), values: properties, target: .properties, problems: problems)
     }
 
+    /// A track call the ingress keeps as it is, with no event made at the call, when it has no
+    /// options and its values may be captured as they are; else `nil` (``track(_:properties:options:)``).
+    package func trackCall(_ name: String, properties: [String: Any]?, options: EventOptions?) -> TrackCall? {
+        guard options == nil else { return nil }
+        return TrackCall(name: name, timestamp: clock.now(), values: properties, problems: problems)
+    }
+
     /// `prepared`, a call's event made without values, with `values` (already converted) to
     /// merge into its properties or traits.
     func attaching(_ values: [String: JSON], to prepared: PreparedEvent, target: PreparedEvent.Target) -> PreparedEvent {

@@ -39,6 +39,12 @@ package struct PreparedEvent: Sendable {
         }
     }
 
+    /// Built for values already found plain (``TrackCall``): captured without a second look.
+    init(_ event: Event, plainValues values: [String: Any]?, target: Target, problems: InputProblemReporter) {
+        self.event = event
+        pending = values.map { PendingValues(content: .deferred($0), target: target, problems: problems) }
+    }
+
     /// Built by ``EventFactory`` for values the call site already converted (``PlainValues``):
     /// they merge in as the caller's values would, with nothing to report.
     init(_ event: Event, converted values: [String: JSON], target: Target, problems: InputProblemReporter) {
@@ -77,7 +83,7 @@ package struct PreparedEvent: Sendable {
 }
 
 /// The caller's values on their way to the executor.
-private struct PendingValues: @unchecked Sendable {  // `.deferred` holds only value types and immutable numbers (see `allPlain`)
+struct PendingValues: @unchecked Sendable {  // `.deferred` holds only value types and immutable numbers (see `allPlain`)
     enum Content {
         /// Plain values only, converted later on the executor.
         case deferred([String: Any])

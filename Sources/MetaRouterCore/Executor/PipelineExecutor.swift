@@ -6,8 +6,18 @@ import Foundation
 package enum Command: Sendable {
     /// An event to run through the timeline; its caller's values are converted first.
     case event(PreparedEvent)
+    /// A track call whose event is made on the executor, then run like ``event(_:)``.
+    case track(TrackCall)
     /// Work that runs on the executor with the timeline, in order with the events.
     case operation(@Sendable (Timeline) -> Void)
+
+    /// Whether the command is an event (which the ingress bound counts and a refusal drops).
+    var isEvent: Bool {
+        switch self {
+        case .event, .track: return true
+        case .operation: return false
+        }
+    }
 }
 
 /// The ordered ingress and the serial executor of one client.
@@ -17,7 +27,7 @@ package enum Command: Sendable {
 /// and runs it through the timeline, repeating until the buffer is empty — and, after events,
 /// until a short pause finds nothing new (``ExecutorActivity``). No `Task` is created per call,
 /// callers never wait for the executor, and commands run strictly in arrival order.
-final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touched on `queue`
+final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` are only touched on `queue`
     private struct Ingress {
         init(held: Bool) { activity = ExecutorActivity(held: held) }
 
@@ -60,6 +70,14 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     /// Ends a pause early (``ExecutorActivity/Wake/endPause``); signalled once per pause at most.
     private let pauseEnd = DispatchSemaphore(value: 0)
 
+    /// The buffer the ingress gets when the executor takes its commands: the last batch's,
+    /// emptied, so callers append into memory already allocated and touched instead of a new
+    /// array's fresh pages. Both buffers are freed when the executor goes idle. Only touched on
+    /// `queue`.
+    private var spare: [Command] = []
+    /// The largest buffer kept as ``spare`` (commands); a larger one, left by a burst, is freed.
+    static let spareCapacity = 16_384
+
     /// Marks `queue`, so code can ask whether it is running on this executor.
     private let marker = DispatchSpecificKey<ObjectIdentifier>()
 
@@ -97,8 +115,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
     @discardableResult
     func submit(_ command: Command) -> Admission {
         guard !ForkGuard.isChild else { return .forked }
-        let isEvent: Bool
-        if case .event = command { isEvent = true } else { isEvent = false }
+        let isEvent = command.isEvent
         let (wake, admission) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission) in
             if isEvent {
                 guard !state.refusingEvents else { return (.none, .refused) }
@@ -151,7 +168,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
 
     /// What the drain does next.
     private enum Step {
-        case run([Command])
+        /// Run the commands taken into ``spare``.
+        case run
         /// The ingress is empty after events: wait for more (``ExecutorActivity/pause``).
         case pause
         /// The ingress is empty: the executor is idle.
@@ -165,22 +183,28 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
             runPromptWork()
             let step = ingress.withLock { state -> Step in
                 guard !state.pending.isEmpty || !state.prompt.isEmpty else {
-                    return state.activity.foundEmpty(afterEvents: ranEvents) ? .pause : .stop
+                    guard state.activity.foundEmpty(afterEvents: ranEvents) else {
+                        // Idle: both buffers go back to the allocator (this one is empty).
+                        state.pending = []
+                        return .stop
+                    }
+                    return .pause
                 }
-                let taken = state.pending
                 ranEvents = ranEvents || state.pendingEvents > 0
-                state.pending = []
                 state.pendingEvents = 0
-                state.pending.reserveCapacity(min(taken.count, 4096))
-                return .run(taken)
+                swap(&state.pending, &spare)
+                return .run
             }
             switch step {
             case .stop:
+                spare = []
                 return
             case .pause:
                 ranEvents = false
                 waitOutPause()
-            case .run(var batch):
+            case .run:
+                var batch = spare
+                spare = []
                 // Taken out of the batch one by one (from the end of the reversed batch: the
                 // arrival order), so that each event is the only reference to its fields and
                 // the plugins edit it in place.
@@ -191,9 +215,11 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` is only touch
                     index += 1
                     switch consume command {
                     case .event(let prepared): timeline.process((consume prepared).resolved())
+                    case .track(let call): timeline.process((consume call).resolved())
                     case .operation(let work): work(timeline)
                     }
                 }
+                if batch.capacity <= Self.spareCapacity { spare = batch }
             }
         }
     }
