@@ -5,10 +5,10 @@ import Glibc
 #endif
 
 /// A loopback HTTP/1.1 collector in this process, for benchmarks whose rate the Python
-/// collector would set: it reads each request (headers, then `Content-Length` bytes of body),
-/// counts it and answers `200 {}` on the same kept connection, a thread per connection. It does
+/// collector would set: it reads each request (headers, then `Content-Length` bytes of body)
+/// and answers `200 {}` on the same kept connection, a thread per connection. It does
 /// not decode bodies; the benchmarks count delivered events on the SDK's side.
-final class NativeCollector: @unchecked Sendable {  // `listener` and `url` are set once; `state` is locked
+final class NativeCollector: @unchecked Sendable {  // `listener` and `url` are set once; `state` locks its own
     let url: URL
     private let listener: Int32
     private let state = NativeCollectorState()
@@ -40,9 +40,6 @@ final class NativeCollector: @unchecked Sendable {  // `listener` and `url` are 
         throw SetupFailed()
         #endif
     }
-
-    /// Requests answered so far.
-    var requests: Int { state.requests }
 
     /// Stops accepting and ends every open connection.
     func stop() {
@@ -89,7 +86,6 @@ final class NativeCollector: @unchecked Sendable {  // `listener` and `url` are 
             }
             let written = response.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard written == response.count else { return }
-            state.answered()
             buffer.withUnsafeMutableBytes { bytes in
                 let base = bytes.baseAddress!
                 memmove(base, base + requestLength, filled - requestLength)
@@ -126,16 +122,11 @@ final class NativeCollector: @unchecked Sendable {  // `listener` and `url` are 
     #endif
 }
 
-/// The collector's open connections and the requests it answered.
+/// The collector's open connections.
 private final class NativeCollectorState: @unchecked Sendable {  // every field is only touched under `lock`
     private let lock = NSLock()
     private var connections: Set<Int32> = []
     private var stopped = false
-    private var answeredCount = 0
-
-    var requests: Int { lock.withLock { answeredCount } }
-
-    func answered() { lock.withLock { answeredCount += 1 } }
 
     /// Records a new connection; `false` once the collector stopped.
     func open(_ connection: Int32) -> Bool {

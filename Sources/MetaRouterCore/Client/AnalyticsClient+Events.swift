@@ -4,8 +4,7 @@ extension AnalyticsClient {
     /// Records a user action.
     public func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsEventName(name) else { return }
-        if let call = events.trackCall(name, properties: properties, options: options) { return admit(.track(call), type: .track) }
-        process(events.track(name, properties: properties, options: options))
+        admit(events.trackCommand(name, properties: properties, options: options), type: .track)
     }
 
     /// Records a user action with typed properties (any `Encodable` that encodes as an object).

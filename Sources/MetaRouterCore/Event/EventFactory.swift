@@ -19,11 +19,16 @@ package struct EventFactory: Sendable {
         PreparedEvent(base(.track, options, drawsMessageIdLater: true, eventName: name), values: properties, target: .properties, problems: problems)
     }
 
-    /// A track call the ingress keeps as it is, with no event made at the call, when it has no
-    /// options and its values may be captured as they are; else `nil` (``track(_:properties:options:)``).
-    package func trackCall(_ name: String, properties: [String: Any]?, options: EventOptions?) -> TrackCall? {
-        guard options == nil else { return nil }
-        return TrackCall(name: name, timestamp: clock.now(), values: properties, problems: problems)
+    /// A track call for the ingress: the call itself (``TrackCall``, no event made at the call)
+    /// when it has no options and its values may be captured as they are, else its event. The
+    /// values are looked at once.
+    package func trackCommand(_ name: String, properties: [String: Any]?, options: EventOptions?) -> Command {
+        let plain = properties.map(PendingValues.allPlain) ?? true
+        guard options == nil, plain else {
+            let event = base(.track, options, drawsMessageIdLater: true, eventName: name)
+            return .event(PreparedEvent(event, values: properties, plain: plain, target: .properties, problems: problems))
+        }
+        return .track(TrackCall(name: name, timestamp: clock.now(), values: properties, problems: problems))
     }
 
     /// `prepared`, a call's event made without values, with `values` (already converted) to

@@ -30,19 +30,18 @@ package struct PreparedEvent: Sendable {
 
     /// Built by ``EventFactory``: `event` has no messageId yet.
     init(_ event: Event, values: [String: Any]?, target: Target, problems: InputProblemReporter) {
+        self.init(event, values: values, plain: values.map(PendingValues.allPlain) ?? true, target: target, problems: problems)
+    }
+
+    /// Built for values already looked at: `plain` when ``PendingValues/allPlain(_:)`` holds
+    /// for them, so they are captured; otherwise they are converted now.
+    init(_ event: Event, values: [String: Any]?, plain: Bool, target: Target, problems: InputProblemReporter) {
         self.event = event
         pending = values.map { values in
             let root = target == .properties ? "properties" : "traits"
-            let content: PendingValues.Content =
-                PendingValues.allPlain(values) ? .deferred(values) : .converted(ValueConverter.convert(values, root: root))
+            let content: PendingValues.Content = plain ? .deferred(values) : .converted(ValueConverter.convert(values, root: root))
             return PendingValues(content: content, target: target, problems: problems)
         }
-    }
-
-    /// Built for values already found plain (``TrackCall``): captured without a second look.
-    init(_ event: Event, plainValues values: [String: Any]?, target: Target, problems: InputProblemReporter) {
-        self.event = event
-        pending = values.map { PendingValues(content: .deferred($0), target: target, problems: problems) }
     }
 
     /// Built by ``EventFactory`` for values the call site already converted (``PlainValues``):
