@@ -71,12 +71,14 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     private let pauseEnd = DispatchSemaphore(value: 0)
 
     /// The buffer the ingress gets when the executor takes its commands: the last batch's,
-    /// emptied, so callers append into memory already allocated and touched instead of a new
-    /// array's fresh pages. Both buffers are freed when the executor goes idle. Only touched on
-    /// `queue`.
+    /// emptied, or — while callers outrun the executor — a larger one whose pages the executor
+    /// has touched, so the page faults of a growing backlog land on the executor, not on the
+    /// caller (``prepareSpare(after:)``). Both buffers are freed when the executor goes idle.
+    /// Only touched on `queue`.
     private var spare: [Command] = []
-    /// The largest buffer kept as ``spare`` (commands); a larger one, left by a burst, is freed.
-    static let spareCapacity = 16_384
+    /// The most commands ``spare`` is prepared for or kept with (3 MB; the default
+    /// `maxPendingEvents`, 50,000, fits): a larger batch's buffer is freed.
+    static let spareCapacity = 65_536
 
     /// Marks `queue`, so code can ask whether it is running on this executor.
     private let marker = DispatchSpecificKey<ObjectIdentifier>()
@@ -163,6 +165,16 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         }
     }
 
+    /// The capacity of the ingress's buffer, in commands (for tests).
+    var ingressCapacity: Int { ingress.withLock { $0.pending.capacity } }
+
+    /// The capacities of the ingress's buffer and of ``spare`` once the current drain has
+    /// ended, in commands (for tests). Not to be called on the executor.
+    var capacitiesAfterDrain: (ingress: Int, spare: Int) {
+        let spare = queue.sync { self.spare.capacity }
+        return (ingressCapacity, spare)
+    }
+
     /// Commands run between two looks at the prompt work.
     static let promptInterval = 64
 
@@ -205,6 +217,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
             case .run:
                 var batch = spare
                 spare = []
+                let taken = batch.count
                 // Taken out of the batch one by one (from the end of the reversed batch: the
                 // arrival order), so that each event is the only reference to its fields and
                 // the plugins edit it in place.
@@ -219,8 +232,40 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                     case .operation(let work): work(timeline)
                     }
                 }
-                if batch.capacity <= Self.spareCapacity { spare = batch }
+                spare = batch
+                prepareSpare(after: taken)
             }
+        }
+    }
+
+    /// Makes ``spare`` — the emptied batch — ready for the ingress while callers outrun the
+    /// executor: room for what they are expected to add during the next batch (see
+    /// ``spareWanted(taken:arrived:)``), in memory already touched — otherwise a burst's
+    /// growing backlog is fresh memory the caller faults in, one call in 85 (a 4 KB page of
+    /// 48-byte slots). When nothing arrived during the batch, the stream may be over and
+    /// nothing is prepared.
+    private func prepareSpare(after taken: Int) {
+        let arrived = ingress.withLock { $0.pending.count }
+        let wanted = Self.spareWanted(taken: taken, arrived: arrived)
+        guard wanted > spare.capacity || spare.capacity > Self.spareCapacity else { return }
+        spare = Self.touchedBuffer(capacity: wanted)
+    }
+
+    /// Commands the ingress should have room for during the next batch, after a batch of
+    /// `taken` during which `arrived` came in: twice the arrivals, scaled by how much faster
+    /// they came than the executor ran (a burst grows by that ratio each batch); at most
+    /// ``spareCapacity``, and nothing when none arrived.
+    static func spareWanted(taken: Int, arrived: Int) -> Int {
+        guard taken > 0, arrived > 0 else { return 0 }
+        guard arrived <= spareCapacity else { return spareCapacity }
+        return min(2 * arrived * max(1, arrived / taken), spareCapacity)
+    }
+
+    /// An empty buffer with room for `capacity` commands, every page of it written once.
+    private static func touchedBuffer(capacity: Int) -> [Command] {
+        [Command](unsafeUninitializedCapacity: capacity) { buffer, count in
+            if let base = buffer.baseAddress { memset(base, 0, buffer.count * MemoryLayout<Command>.stride) }
+            count = 0
         }
     }
 

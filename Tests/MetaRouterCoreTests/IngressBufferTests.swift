@@ -1,0 +1,51 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import MetaRouterCore
+
+/// The ingress's buffer while callers outrun the executor: the executor hands callers a buffer
+/// with room for what it expects them to add, in memory it has already touched, and frees both
+/// buffers when it goes idle.
+@Suite struct IngressBufferTests {
+    @Test func roomFollowsHowFastCallsArrive() {
+        // Nothing arrived: the stream may be over, nothing is prepared.
+        #expect(PipelineExecutor.spareWanted(taken: 10, arrived: 0) == 0)
+        #expect(PipelineExecutor.spareWanted(taken: 0, arrived: 10) == 0)
+        // As fast as the executor ran, or slower: twice the arrivals.
+        #expect(PipelineExecutor.spareWanted(taken: 100, arrived: 100) == 200)
+        #expect(PipelineExecutor.spareWanted(taken: 100, arrived: 30) == 60)
+        // Seven times faster: the next batch grows sevenfold.
+        #expect(PipelineExecutor.spareWanted(taken: 10, arrived: 70) == 980)
+        // Never more than the cap, whatever arrived.
+        #expect(PipelineExecutor.spareWanted(taken: 1, arrived: 40_000) == PipelineExecutor.spareCapacity)
+        #expect(PipelineExecutor.spareWanted(taken: 1, arrived: Int.max) == PipelineExecutor.spareCapacity)
+    }
+
+    @Test func callsThatOutrunABatchGetAPreparedBufferAndIdleFreesIt() {
+        let executor = PipelineExecutor(label: "ingress-buffer-test", held: true)
+        let seen = Locked<[Int]>([])
+        let capacityDuringSecondBatch = Locked(0)
+        let done = DispatchSemaphore(value: 0)
+        for index in 0..<100 {
+            executor.submit(.operation { _ in
+                seen.withLock { $0.append(index) }
+                guard index == 99 else { return }
+                // 300 commands arrive while the first batch of 100 runs.
+                for later in 100..<400 {
+                    executor.submit(.operation { _ in
+                        seen.withLock { $0.append(later) }
+                        if later == 100 { capacityDuringSecondBatch.withLock { $0 = executor.ingressCapacity } }
+                        if later == 399 { done.signal() }
+                    })
+                }
+            })
+        }
+        executor.release()
+        done.wait()
+        #expect(seen.withLock { $0 } == Array(0..<400))
+        #expect(capacityDuringSecondBatch.withLock { $0 } >= PipelineExecutor.spareWanted(taken: 100, arrived: 300))
+        let after = executor.capacitiesAfterDrain
+        #expect(after.ingress == 0 && after.spare == 0)
+    }
+}
