@@ -9,17 +9,19 @@ import Testing
 /// buffers when it goes idle.
 @Suite struct IngressBufferTests {
     @Test func roomFollowsHowFastCallsArrive() {
+        let limit = Defaults.maxPendingEvents
         // Nothing arrived: the stream may be over, nothing is prepared.
-        #expect(PipelineExecutor.spareWanted(taken: 10, arrived: 0) == 0)
-        #expect(PipelineExecutor.spareWanted(taken: 0, arrived: 10) == 0)
+        #expect(PipelineExecutor.spareWanted(taken: 10, arrived: 0, limit: limit) == 0)
+        #expect(PipelineExecutor.spareWanted(taken: 0, arrived: 10, limit: limit) == 0)
         // As fast as the executor ran, or slower: twice the arrivals.
-        #expect(PipelineExecutor.spareWanted(taken: 100, arrived: 100) == 200)
-        #expect(PipelineExecutor.spareWanted(taken: 100, arrived: 30) == 60)
+        #expect(PipelineExecutor.spareWanted(taken: 100, arrived: 100, limit: limit) == 200)
+        #expect(PipelineExecutor.spareWanted(taken: 100, arrived: 30, limit: limit) == 60)
         // Seven times faster: the next batch grows sevenfold.
-        #expect(PipelineExecutor.spareWanted(taken: 10, arrived: 70) == 980)
-        // Never more than the cap, whatever arrived.
-        #expect(PipelineExecutor.spareWanted(taken: 1, arrived: 40_000) == PipelineExecutor.spareCapacity)
-        #expect(PipelineExecutor.spareWanted(taken: 1, arrived: Int.max) == PipelineExecutor.spareCapacity)
+        #expect(PipelineExecutor.spareWanted(taken: 10, arrived: 70, limit: limit) == 980)
+        // Never more than the cap, or than the events the ingress may hold, whatever arrived.
+        #expect(PipelineExecutor.spareWanted(taken: 1, arrived: 40_000, limit: .max) == PipelineExecutor.spareCapacity)
+        #expect(PipelineExecutor.spareWanted(taken: 1, arrived: .max, limit: .max) == PipelineExecutor.spareCapacity)
+        #expect(PipelineExecutor.spareWanted(taken: 1, arrived: 900, limit: 1_000) == 1_000)
     }
 
     @Test func callsThatOutrunABatchGetAPreparedBufferAndIdleFreesIt() {
@@ -44,7 +46,7 @@ import Testing
         executor.release()
         done.wait()
         #expect(seen.withLock { $0 } == Array(0..<400))
-        #expect(capacityDuringSecondBatch.withLock { $0 } >= PipelineExecutor.spareWanted(taken: 100, arrived: 300))
+        #expect(capacityDuringSecondBatch.withLock { $0 } >= PipelineExecutor.spareWanted(taken: 100, arrived: 300, limit: Defaults.maxPendingEvents))
         let after = executor.capacitiesAfterDrain
         #expect(after.ingress == 0 && after.spare == 0)
     }

@@ -240,13 +240,13 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
 
     /// Makes ``spare`` — the emptied batch — ready for the ingress while callers outrun the
     /// executor: room for what they are expected to add during the next batch (see
-    /// ``spareWanted(taken:arrived:)``), in memory already touched — otherwise a burst's
+    /// ``spareWanted(taken:arrived:limit:)``), in memory already touched — otherwise a burst's
     /// growing backlog is fresh memory the caller faults in, one call in 85 (a 4 KB page of
     /// 48-byte slots). When nothing arrived during the batch, the stream may be over and
     /// nothing is prepared.
     private func prepareSpare(after taken: Int) {
         let arrived = ingress.withLock { $0.pending.count }
-        let wanted = Self.spareWanted(taken: taken, arrived: arrived)
+        let wanted = Self.spareWanted(taken: taken, arrived: arrived, limit: maxPendingEvents)
         guard wanted > spare.capacity || spare.capacity > Self.spareCapacity else { return }
         spare = Self.touchedBuffer(capacity: wanted)
     }
@@ -254,11 +254,13 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// Commands the ingress should have room for during the next batch, after a batch of
     /// `taken` during which `arrived` came in: twice the arrivals, scaled by how much faster
     /// they came than the executor ran (a burst grows by that ratio each batch); at most
-    /// ``spareCapacity``, and nothing when none arrived.
-    static func spareWanted(taken: Int, arrived: Int) -> Int {
+    /// ``spareCapacity`` and `limit` (the events the ingress may hold), and nothing when none
+    /// arrived.
+    static func spareWanted(taken: Int, arrived: Int, limit: Int) -> Int {
         guard taken > 0, arrived > 0 else { return 0 }
-        guard arrived <= spareCapacity else { return spareCapacity }
-        return min(2 * arrived * max(1, arrived / taken), spareCapacity)
+        let cap = min(spareCapacity, limit)
+        guard arrived <= cap else { return cap }
+        return min(2 * arrived * max(1, arrived / taken), cap)
     }
 
     /// An empty buffer with room for `capacity` commands, every page of it written once.
