@@ -79,6 +79,31 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         #expect(boxed == ["inner": ["box": ["state": "at the call"]]])
     }
 
+    /// Which values a call may leave for the executor to convert: value types of the common
+    /// kinds, `NSNumber`, and Swift collections of them nested at most four levels. A class
+    /// instance is judged by the type it was passed as, and anything else is converted at the
+    /// call, which is always safe.
+    @Test func plainValuesAreTheOnesNoCallerCanChangeLater() {
+        let number: NSNumber = NSNumber(value: 4)
+        let asObject: NSObject = NSNumber(value: 6)
+        let deep: [String: Any] = ["a": ["b": ["c": 1] as [String: Any]] as [String: Any]]
+        let fourLevels: [String: Any] = ["a": ["b": ["c": ["d": 1] as [String: Any]] as [String: Any]] as [String: Any]]
+        let tooDeep: [String: Any] = ["a": ["b": ["c": ["d": ["e": 1] as [String: Any]] as [String: Any]] as [String: Any]] as [String: Any]]
+        let plain: [[String: Any]] = [
+            ["s": "text", "i": 1, "d": 2.5, "b": true, "l": Int64(7), "f": Float(1.5), "t": Date(timeIntervalSince1970: 0)],
+            ["n": number, "b": NSNumber(value: true)],
+            ["list": ["a", "b"], "counts": [1, 2], "map": ["k": "v"], "mixed": [1, "two", 3.0] as [Any]],
+            deep, fourLevels,
+        ]
+        let notPlain: [[String: Any]] = [
+            ["object": asObject], ["mutable": NSMutableString(string: "x")], ["box": NSMutableDictionary()],
+            ["optional": Optional("x") as Any], ["nested": ["box": NSMutableArray()] as [String: Any]],
+            tooDeep, ["url": URL(string: "https://example.com")!],
+        ]
+        for values in plain { #expect(PendingValues.allPlain(values), "\(values)") }
+        for values in notPlain { #expect(!PendingValues.allPlain(values), "\(values)") }
+    }
+
     /// A track call without options waits in the ingress as the call itself (no event made at
     /// the call) and becomes the event the other path makes: the same fields, a bad value
     /// reported the same way, in order with the calls that take the other path.

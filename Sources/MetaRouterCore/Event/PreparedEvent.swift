@@ -108,25 +108,35 @@ struct PendingValues: @unchecked Sendable {  // `.deferred` holds only value typ
     static let plainNesting = 4
 
     private static func isPlain(_ value: Any, depth: Int) -> Bool {
-        let valueType = type(of: value)
+        isPlainOpened(value, depth: depth)
+    }
+
+    /// ``isPlain(_:depth:)`` with the value's type opened from its `Any` box: the checks compare
+    /// the type the box holds, and a collection is read as itself, not through a dynamic cast
+    /// (`type(of:)` and `as? [String: Any]` cost more than the rest of such a call). A class
+    /// instance is judged by the type it was boxed as: an `NSNumber` passed as an `NSObject` is
+    /// not plain, and is converted at the call — always safe, only slower.
+    private static func isPlainOpened<Value>(_ value: Value, depth: Int) -> Bool {
+        let valueType = Value.self
         if valueType == String.self || valueType == Int.self || valueType == Double.self || valueType == Bool.self || valueType == Int64.self
-            || valueType == Float.self || valueType == Date.self || valueType is NSNumber.Type
+            || valueType == Float.self || valueType == Date.self
         {
             return true
         }
-        guard depth < plainNesting else { return false }
+        if valueType == [String: Any].self {
+            guard depth < plainNesting else { return false }
+            return unsafeBitCast(value, to: [String: Any].self).values.allSatisfy { isPlain($0, depth: depth + 1) }
+        }
+        if valueType == [Any].self {
+            guard depth < plainNesting else { return false }
+            return unsafeBitCast(value, to: [Any].self).allSatisfy { isPlain($0, depth: depth + 1) }
+        }
         // Homogeneous literals (`["a", "b"]`, `["size": "42"]`) are typed collections of plain values.
         if valueType == [String].self || valueType == [Int].self || valueType == [Double].self || valueType == [Bool].self
             || valueType == [String: String].self || valueType == [String: Int].self || valueType == [String: Double].self
         {
-            return true
+            return depth < plainNesting
         }
-        if valueType == [String: Any].self, let members = value as? [String: Any] {
-            return members.values.allSatisfy { isPlain($0, depth: depth + 1) }
-        }
-        if valueType == [Any].self, let items = value as? [Any] {
-            return items.allSatisfy { isPlain($0, depth: depth + 1) }
-        }
-        return false
+        return valueType is NSNumber.Type
     }
 }
