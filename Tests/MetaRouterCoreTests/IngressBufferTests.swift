@@ -24,30 +24,33 @@ import Testing
         #expect(PipelineExecutor.spareWanted(taken: 1, arrived: 900, limit: 1_000) == 1_000)
     }
 
-    @Test func callsThatOutrunABatchGetAPreparedBufferAndIdleFreesIt() {
+    @Test func callsThatOutrunABatchGetAPreparedBufferAndIdleFreesIt() async {
         let executor = PipelineExecutor(label: "ingress-buffer-test", held: true)
         let seen = Locked<[Int]>([])
         let capacityDuringSecondBatch = Locked(0)
-        let done = DispatchSemaphore(value: 0)
-        for index in 0..<100 {
-            executor.submit(.operation { _ in
-                seen.withLock { $0.append(index) }
-                guard index == 99 else { return }
-                // 300 commands arrive while the first batch of 100 runs.
-                for later in 100..<400 {
-                    executor.submit(.operation { _ in
-                        seen.withLock { $0.append(later) }
-                        if later == 100 { capacityDuringSecondBatch.withLock { $0 = executor.ingressCapacity } }
-                        if later == 399 { done.signal() }
-                    })
-                }
-            })
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for index in 0..<100 {
+                executor.submit(.operation { _ in
+                    seen.withLock { $0.append(index) }
+                    guard index == 99 else { return }
+                    // 300 commands arrive while the first batch of 100 runs.
+                    for later in 100..<400 {
+                        executor.submit(.operation { _ in
+                            seen.withLock { $0.append(later) }
+                            if later == 100 { capacityDuringSecondBatch.withLock { $0 = executor.ingressCapacity } }
+                            if later == 399 { done.resume() }
+                        })
+                    }
+                })
+            }
+            executor.release()
         }
-        executor.release()
-        done.wait()
         #expect(seen.withLock { $0 } == Array(0..<400))
         #expect(capacityDuringSecondBatch.withLock { $0 } >= PipelineExecutor.spareWanted(taken: 100, arrived: 300, limit: Defaults.maxPendingEvents))
-        let after = executor.capacitiesAfterDrain
+        // Read off the cooperative pool: the read waits for the executor's drain to end.
+        let after = await withCheckedContinuation { (read: CheckedContinuation<(ingress: Int, spare: Int), Never>) in
+            DispatchQueue.global().async { read.resume(returning: executor.capacitiesAfterDrain) }
+        }
         #expect(after.ingress == 0 && after.spare == 0)
     }
 }
