@@ -10,9 +10,15 @@ enum Evaluator {
     typealias Predicate = @Sendable (Event, ReadCache) -> Bool
 
     /// A condition: matches only when the expression is exactly `true`. Boolean structure
-    /// compiles to predicates directly, so no intermediate values are built. Keys `plan`
-    /// caches are read once per call.
+    /// compiles to predicates directly, so no intermediate values are built. Keys and
+    /// conditions `plan` caches are worked out once per call.
     static func condition(_ expression: Expression, plan: ReadPlan = .none) -> Predicate {
+        let predicate = uncachedCondition(expression, plan: plan)
+        guard let slot = plan.slot(forCondition: expression) else { return predicate }
+        return { event, cache in cache.truth(in: slot) { predicate(event, cache) } }
+    }
+
+    private static func uncachedCondition(_ expression: Expression, plan: ReadPlan) -> Predicate {
         if let comparison = Comparison.predicate(expression, plan: plan) { return comparison }
         switch expression {
         case .and(let terms):

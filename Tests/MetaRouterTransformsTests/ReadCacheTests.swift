@@ -49,6 +49,51 @@ import Testing
         #expect(everything.count == 0)
     }
 
+    /// The expression `text` parses to, as a rule's condition.
+    private func condition(_ text: String) throws -> MetaRouterTransforms.Expression {
+        try #require(rules("rule { when \(text) }").first?.condition)
+    }
+
+    @Test func cachesConditionsTestedTwiceThatNoActionCanChange() throws {
+        let plan = ReadPlan(rules: try rules("""
+            rule { when match(event, "Product *") and properties.price > 1
+                set context.seen = true }
+            rule { when match(event, "Product *") and properties.price > 5
+                set properties.tier = "a" }
+            rule { when properties.tier = "a" or exists(context.seen)
+                set context.level = 1 }
+            rule { when properties.tier = "a" or exists(context.seen) }
+            rule { when userId = "u" and !(properties.price > 1) }
+            rule { when type = "track" and userId = "u" }
+            """))
+        // Tested by two rules; nothing it reads is written.
+        #expect(plan.slot(forCondition: try condition("match(event, \"Product *\")")) != nil)
+        #expect(plan.slot(forCondition: try condition("userId = \"u\"")) != nil)
+        // A term inside `!` counts like any other.
+        #expect(plan.slot(forCondition: try condition("properties.price > 1")) != nil)
+        // Each tested once.
+        #expect(plan.slot(forCondition: try condition("properties.price > 5")) == nil)
+        #expect(plan.slot(forCondition: try condition("type = \"track\"")) == nil)
+        // Tested twice, but each reads a key rules write.
+        #expect(plan.slot(forCondition: try condition("properties.tier = \"a\" or exists(context.seen)")) == nil)
+        #expect(plan.slot(forCondition: try condition("exists(context.seen)")) == nil)
+        // Slots follow the cached keys (`properties.price`) and do not overlap them.
+        #expect(plan.count == 4)
+
+        let overlapping = [
+            ("set event = \"Product X\"", "match(event, \"Product *\")"),
+            ("set context = properties", "context.app = \"a\""),
+            ("set context.app.name = \"x\"", "context.app = \"a\""),
+            ("remove context: [app]", "context.app = \"a\""),
+            ("delete userId", "userId = \"u\""),
+            ("copy properties.price to context.app", "exists(context.app.name)"),
+        ]
+        for (action, text) in overlapping {
+            let plan = ReadPlan(rules: try rules("rule { when \(text) }\nrule { when \(text)\n \(action) }"))
+            #expect(plan.slot(forCondition: try condition(text)) == nil, "\(action) changes what \(text) reads")
+        }
+    }
+
     /// Random rule sets over a handful of keys — conditions, sets, copies, moves, deletes,
     /// allow- and drop-lists, `map`, several actions per rule — run with and without the cache
     /// on random events: the same output every time.
@@ -109,5 +154,50 @@ import Testing
         }
         // The generator must reach sets that cache and events that change, or agreeing shows little.
         #expect(cachedSets > 50 && changed > 500, "\(cachedSets) sets cached, \(changed) events changed")
+    }
+
+    /// Random rule sets whose conditions come from a small pool, so that rules share them —
+    /// over top-level fields, object keys, nested values and whole objects — and whose actions
+    /// sometimes write what those conditions read: with and without the cache, the same output.
+    @Test func aSetThatCachesConditionsGivesWhatTheSameSetGivesWithout() throws {
+        var random = SeededRandom(seed: 20261125)
+        let pool = [
+            "match(event, \"Product *\")", "event = \"Product Added\"", "userId = \"u\"", "exists(properties.sku)",
+            "properties.price > 5", "properties.currency in [\"EUR\", \"USD\"]", "context.app.name = \"a\"",
+            "exists(context.app)", "type = \"track\"", "!(properties.price > 10) or exists(traits.plan)",
+        ]
+        let actions = [
+            "set event = \"Product Removed\"", "set event = \"Checkout\"", "set userId = \"v\"", "delete userId",
+            "set properties.sku = \"x\"", "remove properties: [sku]", "set properties.price = 20", "copy properties.price to context.app",
+            "set context.app.name = \"b\"", "set traits.plan = \"p\"", "set properties.tier = \"t\"", "set context.seen = true",
+        ]
+        var setsCachingConditions = 0
+        var changed = 0
+        for _ in 0..<300 {
+            var ruleText = ""
+            for _ in 0..<(2 + random.next(8)) {
+                let condition = (0..<(1 + random.next(2))).map { _ in pool[random.next(pool.count)] }.joined(separator: " and ")
+                let action = random.next(3) == 0 ? "" : "\n" + actions[random.next(actions.count)]
+                ruleText += "rule { when \(condition)\(action) }\n"
+            }
+            let parsed = try rules(ruleText)
+            let cached = RuleSet(rules: parsed)
+            let plain = RuleSet(rules: parsed, cachingReads: false)
+            if ReadPlan(rules: parsed).conditionCount > 0 { setsCachingConditions += 1 }
+            for _ in 0..<10 {
+                let name = ["Product Added", "Product Viewed", "Checkout", "Order"][random.next(4)]
+                var properties: [String: JSON] = ["price": [JSON.int(3), 7.5, 12, "a"][random.next(4)]]
+                if random.next(2) == 0 { properties["sku"] = "s" }
+                if random.next(2) == 0 { properties["currency"] = ["EUR", "GBP"][random.next(2)] }
+                let context: [String: JSON] = random.next(2) == 0 ? ["app": ["name": ["a", "b"][random.next(2)]]] : [:]
+                let event = Event(
+                    type: random.next(4) == 0 ? .screen : .track, userId: random.next(2) == 0 ? "u" : nil, event: name,
+                    properties: properties, traits: random.next(3) == 0 ? ["plan": "p"] : nil, context: context)
+                let expected = plain.apply(to: event)
+                #expect(cached.apply(to: event) == expected, "\(ruleText) on \(event.jsonObject())")
+                if expected != event { changed += 1 }
+            }
+        }
+        #expect(setsCachingConditions > 100 && changed > 1_000, "\(setsCachingConditions) sets cached conditions, \(changed) events changed")
     }
 }
