@@ -117,12 +117,12 @@ struct ReadPlan: Sendable {
     }
 
     /// Calls `visit` with `condition` and each condition ``Evaluator`` compiles inside it (the
-    /// terms of `and` and `or`, the operand of `!`); literals, which cost nothing to test, are
-    /// left out.
+    /// terms of `and` and `or`, the operand of `!`); literals and `type` compared with a literal,
+    /// which cost less to test than to look up, are left out.
     private static func conditions(in condition: Expression, depth: Int, _ visit: (Expression) -> Void) {
         guard depth < 64 else { return }
         switch condition {
-        case .literal: return
+        case .literal, .compare(_, .path(["type"]), .literal): return
         case .and(let terms), .or(let terms): terms.forEach { conditions(in: $0, depth: depth + 1, visit) }
         case .not(let inner): conditions(in: inner, depth: depth + 1, visit)
         default: break
