@@ -34,99 +34,109 @@ struct ReadPlan: Sendable {
 
     /// The plan for `rules`.
     init(rules: [Rule]) {
-        var reads: [ObjectKeyPath: Int] = [:]
-        var written = Set<ObjectKeyPath>()
-        var writtenPaths: [[String]] = []
-        var wholeFields = Set<EventObjectField>()
-        var everything = false
+        var reads: [[String]] = []
+        var writes: [[String]] = []
         var conditions: [Expression: Int] = [:]
-        func read(_ path: [String]) {
-            if let key = ObjectKeyPath(path) { reads[key, default: 0] += 1 }
-        }
-        func write(_ path: [String]) {
-            writtenPaths.append(path)
-            guard let first = path.first else { return everything = true }
-            guard let field = EventObjectField(first) else { return }
-            if path.count == 1 { wholeFields.insert(field) } else { written.insert(ObjectKeyPath(field, path[1])) }
-        }
         for rule in rules {
             if let condition = rule.condition {
-                Self.paths(in: condition, depth: 0, read)
-                Self.conditions(in: condition, depth: 0) { conditions[$0, default: 0] += 1 }
+                Self.paths(in: condition, depth: 0, into: &reads)
+                Self.conditions(in: condition, depth: 0, into: &conditions)
             }
-            for action in rule.actions {
-                switch action {
-                case .drop: break
-                case .sample(_, let path): path.map(read)
-                case .set(let path, let expression): Self.paths(in: expression, depth: 0, read); write(path)
-                case .copy(let source, let target): read(source); write(target)
-                case .move(let source, let target): read(source); write(source); write(target)
-                case .delete(let path): write(path)
-                case .toString(let path): read(path); write(path)
-                case .allow(let path, _): write(path)
-                case .remove(let path, let keys):
-                    if path.count == 1 { keys.forEach { write(path + [$0]) } } else { write(path) }
-                case .map(let entries):
-                    for entry in entries {
-                        (entry.copy ?? entry.move).map(read)
-                        entry.move.map(write)
-                        write(entry.target)
-                    }
-                }
+            for action in rule.actions { Self.access(of: action, reads: &reads, writes: &writes) }
+        }
+        // Written paths by their first component; the empty path is the whole event.
+        var writesByField: [String: [[String]]] = [:]
+        for path in writes {
+            guard let first = path.first else {
+                self = .none
+                return
             }
+            writesByField[first, default: []].append(path)
         }
-        guard !everything else {
-            self.init(slots: [:], conditionSlots: [:])
-            return
+        // Nothing the set writes is the path, around it or inside it.
+        func unchanged(_ read: [String]) -> Bool {
+            guard let first = read.first else { return writes.isEmpty }
+            return !(writesByField[first] ?? []).contains { read.starts(with: $0) || $0.starts(with: read) }
         }
-        let cached = reads.filter { key, count in count >= 2 && !written.contains(key) && !wholeFields.contains(key.field) }
-        let keySlots = Dictionary(uniqueKeysWithValues: cached.keys.enumerated().map { ($1, $0) })
+        var keyReads: [ObjectKeyPath: Int] = [:]
+        for path in reads {
+            if let key = ObjectKeyPath(path) { keyReads[key, default: 0] += 1 }
+        }
+        let keys = keyReads.filter { key, count in count >= 2 && unchanged([key.field.name, key.key]) }.keys
         // A condition is kept only when every path it reads is known (none beyond the nesting
-        // limit) and none of them overlaps a written one: the same path, one inside the other.
-        let unchanging = conditions.filter { condition, count in
-            guard count >= 2 else { return false }
+        // limit) and unchanged.
+        let shared = conditions.filter { condition, count in
             var conditionReads: [[String]] = []
-            guard Self.paths(in: condition, depth: 0, { conditionReads.append($0) }) else { return false }
-            return !conditionReads.contains { read in writtenPaths.contains { read.starts(with: $0) || $0.starts(with: read) } }
-        }
-        let conditionSlots = Dictionary(uniqueKeysWithValues: unchanging.keys.enumerated().map { ($1, keySlots.count + $0) })
-        self.init(slots: keySlots, conditionSlots: conditionSlots)
+            return count >= 2 && Self.paths(in: condition, depth: 0, into: &conditionReads) && conditionReads.allSatisfy(unchanged)
+        }.keys
+        self.init(
+            slots: Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }),
+            conditionSlots: Dictionary(uniqueKeysWithValues: shared.enumerated().map { ($1, keys.count + $0) }))
     }
 
-    /// Calls `visit` with each path `expression` reads; nesting beyond the rule language's own
-    /// limit is not looked into, and then the answer is `false`.
+    /// Adds the paths `action` reads to `reads` and those it may change to `writes`.
+    private static func access(of action: RuleAction, reads: inout [[String]], writes: inout [[String]]) {
+        switch action {
+        case .drop: break
+        case .sample(_, let path): if let path { reads.append(path) }
+        case .set(let path, let expression):
+            paths(in: expression, depth: 0, into: &reads)
+            writes.append(path)
+        case .copy(let source, let target):
+            reads.append(source)
+            writes.append(target)
+        case .move(let source, let target):
+            reads.append(source)
+            writes += [source, target]
+        case .delete(let path), .allow(let path, _): writes.append(path)
+        case .toString(let path):
+            reads.append(path)
+            writes.append(path)
+        case .remove(let path, let keys): writes += path.count == 1 ? keys.map { path + [$0] } : [path]
+        case .map(let entries):
+            for entry in entries {
+                if let source = entry.copy ?? entry.move { reads.append(source) }
+                if let moved = entry.move { writes.append(moved) }
+                writes.append(entry.target)
+            }
+        }
+    }
+
+    /// Adds each path `expression` reads to `paths`; nesting beyond the rule language's own limit
+    /// is not looked into, and then the answer is `false`.
     @discardableResult
-    private static func paths(in expression: Expression, depth: Int, _ visit: ([String]) -> Void) -> Bool {
+    private static func paths(in expression: Expression, depth: Int, into paths: inout [[String]]) -> Bool {
         guard depth < 64 else { return false }
         switch expression {
         case .path(let path):
-            visit(path)
+            paths.append(path)
             return true
         case .literal:
             return true
         case .list(let items), .and(let items), .or(let items), .call(_, let items):
             var complete = true
-            for item in items { complete = paths(in: item, depth: depth + 1, visit) && complete }
+            for item in items { complete = Self.paths(in: item, depth: depth + 1, into: &paths) && complete }
             return complete
         case .not(let inner):
-            return paths(in: inner, depth: depth + 1, visit)
+            return Self.paths(in: inner, depth: depth + 1, into: &paths)
         case .coalesce(let first, let second), .compare(_, let first, let second):
-            let firstComplete = paths(in: first, depth: depth + 1, visit)
-            return paths(in: second, depth: depth + 1, visit) && firstComplete
+            let firstComplete = Self.paths(in: first, depth: depth + 1, into: &paths)
+            return Self.paths(in: second, depth: depth + 1, into: &paths) && firstComplete
         }
     }
 
-    /// Calls `visit` with `condition` and each condition ``Evaluator`` compiles inside it (the
-    /// terms of `and` and `or`, the operand of `!`); literals and `type` compared with a literal,
+    /// Counts `condition` and each condition ``Evaluator`` compiles inside it (the terms of `and`
+    /// and `or`, the operand of `!`) in `counts`; literals and `type` compared with a literal,
     /// which cost less to test than to look up, are left out.
-    private static func conditions(in condition: Expression, depth: Int, _ visit: (Expression) -> Void) {
+    private static func conditions(in condition: Expression, depth: Int, into counts: inout [Expression: Int]) {
         guard depth < 64 else { return }
         switch condition {
         case .literal, .compare(_, .path(["type"]), .literal): return
-        case .and(let terms), .or(let terms): terms.forEach { conditions(in: $0, depth: depth + 1, visit) }
-        case .not(let inner): conditions(in: inner, depth: depth + 1, visit)
+        case .and(let terms), .or(let terms):
+            for term in terms { conditions(in: term, depth: depth + 1, into: &counts) }
+        case .not(let inner): conditions(in: inner, depth: depth + 1, into: &counts)
         default: break
         }
-        visit(condition)
+        counts[condition, default: 0] += 1
     }
 }
