@@ -10,7 +10,7 @@ extension DiskEventStore {
     func recover() throws {
         var report = RecoveryReport()
         var previous = DeviceTime.Previous()
-        var found: [UInt64: (entry: Entry, millis: Int64)] = [:]
+        var found = RecoveredEvents()
         var lastBatch: (key: String, sequences: [UInt64])?
         var readable: [SegmentFiles.Segment] = []
         let listing = files.existing()
@@ -43,19 +43,13 @@ extension DiskEventStore {
                     let entry = Entry(
                         sequence: sequence, segment: segment.id, offset: located.offset, length: Int32(located.length),
                         payloadCount: Int32(clamping: payload.count), event: nil)
-                    found[sequence] = (entry, millis)
+                    found.add(entry, millis: millis)
                     nextSequence = max(nextSequence, sequence + 1)
                     previous.latestMillis = max(previous.latestMillis ?? millis, millis)
                 case .clock(let boot, let offset, let wallOffset):
                     previous.clock = DeviceTime(boot: boot.isEmpty ? nil : boot, offsetMillis: offset, wallOffsetMillis: wallOffset)
                 case .removed(let ranges):
-                    for range in ranges {
-                        if range.count < found.count {
-                            for sequence in range { found[sequence] = nil }
-                        } else {
-                            found = found.filter { !range.contains($0.key) }
-                        }
-                    }
+                    for range in ranges { found.remove(range) }
                 case .batch(let key, let ranges):
                     // Expanded only when it could name queued events: the ranges come from disk.
                     let total = ranges.reduce(0) { $0 + $1.count }
@@ -63,8 +57,7 @@ extension DiskEventStore {
                 }
             }
         }
-        let ordered = found.values.sorted { $0.entry.sequence < $1.entry.sequence }
-        found = [:]
+        let ordered = found.ordered()
         deviceTime = DeviceTime.resume(
             previous, boot: (clock as? any BootSessionClock)?.bootSession, wall: clock.now(), uptime: clock.uptime())
         let maxAgeMillis = options.maxAge.isFinite ? Int64(max(0, min(options.maxAge, 1e12)) * 1000) : Int64.max / 2
