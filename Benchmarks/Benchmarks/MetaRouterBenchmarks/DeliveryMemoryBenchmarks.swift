@@ -9,13 +9,18 @@ import MetaRouterIdentity
 /// calls unpaced, each with a fresh six-key dictionary holding a nested object, delivered over
 /// real HTTP to a loopback collector in batches of 100, disk log on and off. Reports the
 /// process's peak RSS for the run, the delivery rate, and the calls still waiting for the
-/// executor when the last one returned (the backlog the peak holds). The collector is the native one in
-/// this process (its buffers count in the peak: a quarter of a megabyte per connection), so the
-/// rate is the SDK's, not the Python collector's.
+/// executor when the last one returned (the backlog the peak holds). The collector is the native
+/// one in this process (its buffers count in the peak: a quarter of a megabyte per connection),
+/// so the rate is the SDK's, not the Python collector's.
+///
+/// Two more runs take the callers' waiting calls out of the peak, to show what delivering costs
+/// on its own: the same calls paced (the producer lets the executor catch up every 1,000
+/// calls), and a backlog of 100,000 events stored in the disk log while the host was down,
+/// opened (recovered) and delivered by the next client on the same directory.
 func registerDeliveryMemoryBenchmarks() {
-    for disk in [true, false] {
+    for (disk, paced) in [(true, false), (false, false), (true, true), (false, true)] {
         Benchmark(
-            "peak memory delivering 100k events over loopback HTTP, disk log \(disk ? "on" : "off")",
+            "peak memory delivering 100k events over loopback HTTP, disk log \(disk ? "on" : "off")\(paced ? ", calls paced" : "")",
             configuration: .init(
                 metrics: [
                     .peakMemoryResident, .custom("k events/s", useScalingFactor: false),
@@ -27,16 +32,7 @@ func registerDeliveryMemoryBenchmarks() {
             let directory = benchDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let total = 100_000
-            var options = MetaRouterDestination.Options(ingestionHost: collector.url)
-            options.upload.flushAt = 100
-            options.upload.maxQueueEvents = total
-            if disk {
-                var log = DiskLogOptions(directory: directory)
-                log.maxEvents = total
-                log.maxBytes = 1 << 30
-                options.disk = log
-            }
-            let destination = MetaRouterDestination.make(options: options)
+            let destination = MetaRouterDestination.make(options: peakOptions(host: collector.url, disk: disk ? directory : nil, total: total))
             let started = StartedEvents()
             let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [started, IdentityPlugin(), ContextPlugin(), destination])
             runBlocking { await client.settle() }
@@ -46,12 +42,8 @@ func registerDeliveryMemoryBenchmarks() {
             // Each dictionary is built at its call, as an app's call sites build them, so the
             // peak is the SDK's backlog, not a pre-built array of 100,000 dictionaries.
             for index in 0..<total {
-                client.track(
-                    "Product Viewed",
-                    properties: [
-                        "sku": "SHOE-\(index)", "price": 19.99, "quantity": index % 7, "in_stock": true, "category": "footwear",
-                        "variant": ["size": 42, "color": "red"] as [String: Any],
-                    ])
+                client.track("Product Viewed", properties: nestedProperties(index))
+                if paced, index % 1000 == 999 { runBlocking { await client.settle() } }
             }
             let waiting = total - started.count
             runBlocking {
@@ -64,6 +56,71 @@ func registerDeliveryMemoryBenchmarks() {
             runBlocking { await client.shutdown() }
         }
     }
+
+    Benchmark(
+        "peak memory delivering a backlog of 100k events recovered from the disk log",
+        configuration: .init(
+            metrics: [
+                .peakMemoryResident, .custom("MB resident when the next client opens", useScalingFactor: false),
+                .custom("k events/s", useScalingFactor: false),
+            ],
+            warmupIterations: 0, maxIterations: 3)
+    ) { benchmark in
+        guard let collector = try? NativeCollector() else { return }
+        defer { collector.stop() }
+        let directory = benchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let total = 100_000
+        // The backlog: stored while every request is answered 503, then the client shut down.
+        var down = peakOptions(host: collector.url, disk: directory, total: total)
+        down.transport = InMemoryTransport(failureRate: 1)
+        let writer = AnalyticsClient(
+            configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), MetaRouterDestination.make(options: down)])
+        for index in 0..<total {
+            writer.track("Product Viewed", properties: nestedProperties(index))
+            if index % 1000 == 999 { runBlocking { await writer.settle() } }
+        }
+        runBlocking { _ = await writer.shutdown(timeout: 1) }
+        let before = residentMemoryBytes()
+        // Measured from the next client's start: opening the log (recovery) and delivering.
+        let start = DispatchTime.now().uptimeNanoseconds
+        benchmark.startMeasurement()
+        let destination = MetaRouterDestination.make(options: peakOptions(host: collector.url, disk: directory, total: total))
+        let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), destination])
+        runBlocking { await client.settle() }
+        guard let stats = benchmarkStatsReader(of: destination) else { return }
+        runBlocking {
+            while stats().sent + stats().dropped.values.reduce(0, +) < total { await client.flushAndWait() }
+        }
+        benchmark.stopMeasurement()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        benchmark.measurement(.custom("k events/s", useScalingFactor: false), Int(Double(stats().sent) / seconds / 1000))
+        benchmark.measurement(.custom("MB resident when the next client opens", useScalingFactor: false), before / 1_000_000)
+        runBlocking { await client.shutdown() }
+    }
+}
+
+/// Six properties, one of them an object, built at the call as an app's call sites build them.
+private func nestedProperties(_ index: Int) -> [String: Any] {
+    [
+        "sku": "SHOE-\(index)", "price": 19.99, "quantity": index % 7, "in_stock": true, "category": "footwear",
+        "variant": ["size": 42, "color": "red"] as [String: Any],
+    ]
+}
+
+/// Delivery to `host` in batches of 100, with room for `total` events, through the disk log in
+/// `disk` when there is one.
+private func peakOptions(host: URL, disk: URL?, total: Int) -> MetaRouterDestination.Options {
+    var options = MetaRouterDestination.Options(ingestionHost: host)
+    options.upload.flushAt = 100
+    options.upload.maxQueueEvents = total
+    if let disk {
+        var log = DiskLogOptions(directory: disk)
+        log.maxEvents = total
+        log.maxBytes = 1 << 30
+        options.disk = log
+    }
+    return options
 }
 
 /// Counts the events the executor has started on: the first plugin of the timeline.

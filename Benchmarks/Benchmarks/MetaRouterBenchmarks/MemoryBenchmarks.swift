@@ -46,13 +46,19 @@ private func freshProperties(_ index: Int) -> [String: Any] {
 /// The process's resident set, from `/proc/self/statm` (0 where there is none), after
 /// glibc's `malloc_trim` has handed freed memory back, so memory an earlier round freed does
 /// not hide this round's growth.
-private func residentMemoryBytes() -> Int {
-    typealias Trim = @convention(c) (Int) -> Int32
-    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
-        _ = unsafeBitCast(symbol, to: Trim.self)(0)
-    }
+func residentMemoryBytes() -> Int {
+    trimMalloc()
     guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
     let fields = statm.split(separator: " ")
     guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// Hands the memory glibc's allocator holds free back to the system (`malloc_trim`; nothing
+/// where there is no such function).
+func trimMalloc() {
+    typealias Trim = @convention(c) (Int) -> Int32
+    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
 }
