@@ -46,12 +46,7 @@ func registerDeliveryMemoryBenchmarks() {
                 if paced, index % 1000 == 999 { runBlocking { await client.settle() } }
             }
             let waiting = total - started.count
-            runBlocking {
-                while stats().sent + stats().dropped.values.reduce(0, +) < total { await client.flushAndWait() }
-            }
-            benchmark.stopMeasurement()
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            benchmark.measurement(.custom("k events/s", useScalingFactor: false), Int(Double(stats().sent) / seconds / 1000))
+            deliverAll(total, client: client, stats: stats, benchmark: benchmark, since: start)
             benchmark.measurement(.custom("k calls waiting after the last call", useScalingFactor: false), waiting / 1000)
             runBlocking { await client.shutdown() }
         }
@@ -89,15 +84,23 @@ func registerDeliveryMemoryBenchmarks() {
         let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), destination])
         runBlocking { await client.settle() }
         guard let stats = benchmarkStatsReader(of: destination) else { return }
-        runBlocking {
-            while stats().sent + stats().dropped.values.reduce(0, +) < total { await client.flushAndWait() }
-        }
-        benchmark.stopMeasurement()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        benchmark.measurement(.custom("k events/s", useScalingFactor: false), Int(Double(stats().sent) / seconds / 1000))
+        deliverAll(total, client: client, stats: stats, benchmark: benchmark, since: start)
         benchmark.measurement(.custom("MB resident when the next client opens", useScalingFactor: false), before / 1_000_000)
         runBlocking { await client.shutdown() }
     }
+}
+
+/// Waits until `total` events have left (sent, or dropped for good), ends the measurement and
+/// reports the delivery rate since `start` (`DispatchTime` nanoseconds).
+private func deliverAll(
+    _ total: Int, client: AnalyticsClient, stats: @escaping @Sendable () -> DeliveryStats, benchmark: Benchmark, since start: UInt64
+) {
+    runBlocking {
+        while stats().sent + stats().dropped.values.reduce(0, +) < total { await client.flushAndWait() }
+    }
+    benchmark.stopMeasurement()
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    benchmark.measurement(.custom("k events/s", useScalingFactor: false), Int(Double(stats().sent) / seconds / 1000))
 }
 
 /// Six properties, one of them an object, built at the call as an app's call sites build them.
