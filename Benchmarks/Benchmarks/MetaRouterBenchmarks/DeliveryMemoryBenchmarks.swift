@@ -27,28 +27,26 @@ func registerDeliveryMemoryBenchmarks() {
                     .custom("k calls waiting after the last call", useScalingFactor: false),
                 ], warmupIterations: 0, maxIterations: 3)
         ) { benchmark in
-            guard let collector = try? NativeCollector() else { return }
-            defer { collector.stop() }
-            let directory = benchDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let total = 100_000
-            let destination = MetaRouterDestination.make(options: peakOptions(host: collector.url, disk: disk ? directory : nil, total: total))
-            let started = StartedEvents()
-            let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [started, IdentityPlugin(), ContextPlugin(), destination])
-            runBlocking { await client.settle() }
-            guard let stats = benchmarkStatsReader(of: destination) else { return }
-            let start = DispatchTime.now().uptimeNanoseconds
-            benchmark.startMeasurement()
-            // Each dictionary is built at its call, as an app's call sites build them, so the
-            // peak is the SDK's backlog, not a pre-built array of 100,000 dictionaries.
-            for index in 0..<total {
-                client.track("Product Viewed", properties: nestedProperties(index))
-                if paced, index % 1000 == 999 { runBlocking { await client.settle() } }
+            withCollector { collector, directory in
+                let total = 100_000
+                let destination = MetaRouterDestination.make(options: peakOptions(host: collector.url, disk: disk ? directory : nil, total: total))
+                let started = StartedEvents()
+                let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [started, IdentityPlugin(), ContextPlugin(), destination])
+                runBlocking { await client.settle() }
+                guard let stats = benchmarkStatsReader(of: destination) else { return }
+                let start = DispatchTime.now().uptimeNanoseconds
+                benchmark.startMeasurement()
+                // Each dictionary is built at its call, as an app's call sites build them, so the
+                // peak is the SDK's backlog, not a pre-built array of 100,000 dictionaries.
+                for index in 0..<total {
+                    client.track("Product Viewed", properties: nestedProperties(index))
+                    if paced, index % 1000 == 999 { runBlocking { await client.settle() } }
+                }
+                let waiting = total - started.count
+                deliverAll(total, client: client, stats: stats, benchmark: benchmark, since: start)
+                benchmark.measurement(.custom("k calls waiting after the last call", useScalingFactor: false), waiting / 1000)
+                runBlocking { await client.shutdown() }
             }
-            let waiting = total - started.count
-            deliverAll(total, client: client, stats: stats, benchmark: benchmark, since: start)
-            benchmark.measurement(.custom("k calls waiting after the last call", useScalingFactor: false), waiting / 1000)
-            runBlocking { await client.shutdown() }
         }
     }
 
@@ -61,32 +59,30 @@ func registerDeliveryMemoryBenchmarks() {
             ],
             warmupIterations: 0, maxIterations: 3)
     ) { benchmark in
-        guard let collector = try? NativeCollector() else { return }
-        defer { collector.stop() }
-        let directory = benchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let total = 100_000
-        // The backlog: stored while every request is answered 503, then the client shut down.
-        var down = peakOptions(host: collector.url, disk: directory, total: total)
-        down.transport = InMemoryTransport(failureRate: 1)
-        let writer = AnalyticsClient(
-            configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), MetaRouterDestination.make(options: down)])
-        for index in 0..<total {
-            writer.track("Product Viewed", properties: nestedProperties(index))
-            if index % 1000 == 999 { runBlocking { await writer.settle() } }
+        withCollector { collector, directory in
+            let total = 100_000
+            // The backlog: stored while every request is answered 503, then the client shut down.
+            var down = peakOptions(host: collector.url, disk: directory, total: total)
+            down.transport = InMemoryTransport(failureRate: 1)
+            let writer = AnalyticsClient(
+                configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), MetaRouterDestination.make(options: down)])
+            for index in 0..<total {
+                writer.track("Product Viewed", properties: nestedProperties(index))
+                if index % 1000 == 999 { runBlocking { await writer.settle() } }
+            }
+            runBlocking { _ = await writer.shutdown(timeout: 1) }
+            let before = residentMemoryBytes()
+            // Measured from the next client's start: opening the log (recovery) and delivering.
+            let start = DispatchTime.now().uptimeNanoseconds
+            benchmark.startMeasurement()
+            let destination = MetaRouterDestination.make(options: peakOptions(host: collector.url, disk: directory, total: total))
+            let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), destination])
+            runBlocking { await client.settle() }
+            guard let stats = benchmarkStatsReader(of: destination) else { return }
+            deliverAll(total, client: client, stats: stats, benchmark: benchmark, since: start)
+            benchmark.measurement(.custom("MB resident when the next client opens", useScalingFactor: false), before / 1_000_000)
+            runBlocking { await client.shutdown() }
         }
-        runBlocking { _ = await writer.shutdown(timeout: 1) }
-        let before = residentMemoryBytes()
-        // Measured from the next client's start: opening the log (recovery) and delivering.
-        let start = DispatchTime.now().uptimeNanoseconds
-        benchmark.startMeasurement()
-        let destination = MetaRouterDestination.make(options: peakOptions(host: collector.url, disk: directory, total: total))
-        let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), destination])
-        runBlocking { await client.settle() }
-        guard let stats = benchmarkStatsReader(of: destination) else { return }
-        deliverAll(total, client: client, stats: stats, benchmark: benchmark, since: start)
-        benchmark.measurement(.custom("MB resident when the next client opens", useScalingFactor: false), before / 1_000_000)
-        runBlocking { await client.shutdown() }
     }
 }
 
@@ -138,4 +134,14 @@ private final class StartedEvents: Plugin {
         started.withLock { startedCount += 1 }
         return event
     }
+}
+
+/// Runs `body` with a native collector on 127.0.0.1 and a fresh directory, both gone when it
+/// returns; nothing runs when the collector cannot listen.
+private func withCollector(_ body: (NativeCollector, URL) -> Void) {
+    guard let collector = try? NativeCollector() else { return }
+    defer { collector.stop() }
+    let directory = benchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    body(collector, directory)
 }
