@@ -7,7 +7,7 @@ extension DiskEventStore {
     ///
     /// Kept lean because a long outage leaves a large backlog to open: the records in one array,
     /// in the order found, and a dictionary from each sequence number still alive to its place
-    /// there (12 bytes a slot) — not a dictionary of the records themselves, whose slots,
+    /// there (16 bytes a slot) — not a dictionary of the records themselves, whose slots,
     /// doubled as it grows, held the backlog's index several times over.
     struct RecoveredEvents {
         /// One event record: its index entry and the device time it was stored at.
@@ -19,15 +19,15 @@ extension DiskEventStore {
         private var found: [Found] = []
         /// Whether each record of `found` is still the one its sequence number names.
         private var alive: [Bool] = []
-        private var places: [UInt64: Int32] = [:]
+        private var places: [UInt64: Int] = [:]
 
         /// Events alive so far.
         var count: Int { places.count }
 
         /// Adds an event record; it replaces any found before with its sequence number.
         mutating func add(_ entry: Entry, millis: Int64) {
-            if let earlier = places[entry.sequence] { alive[Int(earlier)] = false }
-            places[entry.sequence] = Int32(truncatingIfNeeded: found.count)
+            if let earlier = places[entry.sequence] { alive[earlier] = false }
+            places[entry.sequence] = found.count
             found.append(Found(entry: entry, millis: millis))
             alive.append(true)
         }
@@ -36,10 +36,10 @@ extension DiskEventStore {
         mutating func remove(_ range: ClosedRange<UInt64>) {
             if range.count < places.count {
                 for sequence in range {
-                    if let place = places.removeValue(forKey: sequence) { alive[Int(place)] = false }
+                    if let place = places.removeValue(forKey: sequence) { alive[place] = false }
                 }
             } else {
-                for (sequence, place) in places where range.contains(sequence) { alive[Int(place)] = false }
+                for (sequence, place) in places where range.contains(sequence) { alive[place] = false }
                 places = places.filter { !range.contains($0.key) }
             }
         }
