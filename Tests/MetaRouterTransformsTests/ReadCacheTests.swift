@@ -77,8 +77,12 @@ import Testing
         // Tested twice, but each reads a key rules write.
         #expect(plan.slot(forCondition: try condition("properties.tier = \"a\" or exists(context.seen)")) == nil)
         #expect(plan.slot(forCondition: try condition("exists(context.seen)")) == nil)
-        // Slots follow the cached keys (`properties.price`) and do not overlap them.
-        #expect(plan.count == 4)
+        // One key (`properties.price`) and three conditions, each in a slot of its own.
+        let slots = try [
+            plan.slot(for: ObjectKeyPath(.properties, "price")), plan.slot(forCondition: condition("match(event, \"Product *\")")),
+            plan.slot(forCondition: condition("userId = \"u\"")), plan.slot(forCondition: condition("properties.price > 1")),
+        ]
+        #expect(plan.count == 4 && Set(slots.compactMap { $0 }) == Set(0..<4))
 
         let overlapping = [
             ("set event = \"Product X\"", "match(event, \"Product *\")"),
