@@ -107,16 +107,13 @@ struct PendingValues: @unchecked Sendable {  // `.deferred` holds only value typ
     /// Collections nested deeper than this are converted at the call.
     static let plainNesting = 4
 
-    private static func isPlain(_ value: Any, depth: Int) -> Bool {
-        isPlainOpened(value, depth: depth)
-    }
-
-    /// ``isPlain(_:depth:)`` with the value's type opened from its `Any` box: the checks compare
-    /// the type the box holds, and a collection is read as itself, not through a dynamic cast
-    /// (`type(of:)` and `as? [String: Any]` cost more than the rest of such a call). A class
-    /// instance is judged by the type it was boxed as: an `NSNumber` passed as an `NSObject` is
-    /// not plain, and is converted at the call — always safe, only slower.
-    private static func isPlainOpened<Value>(_ value: Value, depth: Int) -> Bool {
+    /// Whether `value` may wait unconverted. Called with an `Any`, its type is opened from the
+    /// box: the checks compare the type the box holds, and a collection is read as itself, not
+    /// through a dynamic cast (`type(of:)` and `as? [String: Any]` cost more than the rest of
+    /// such a call). A class instance is judged by the type it was boxed as: an `NSNumber`
+    /// passed as an `NSObject` is not plain, and is converted at the call — always safe, only
+    /// slower.
+    private static func isPlain<Value>(_ value: Value, depth: Int) -> Bool {
         let valueType = Value.self
         if valueType == String.self || valueType == Int.self || valueType == Double.self || valueType == Bool.self || valueType == Int64.self
             || valueType == Float.self || valueType == Date.self
