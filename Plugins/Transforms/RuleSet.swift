@@ -159,18 +159,23 @@ public struct RuleSet: Sendable {
         onStep: ((Step) -> Void)?, onFailure: ((Rule, RuleRuntimeError) -> Void)?
     ) -> Event? {
         var current = event
-        for entry in rules {
-            switch entry.run(on: &current, destination: destination, cache: cache) {
+        for index in rules.indices {
+            // Borrowed, not retained: `rules` keeps each rule alive for the call, and a retain
+            // and release per rule cost more than most rules' conditions.
+            let outcome = Unmanaged.passUnretained(rules[index])._withUnsafeGuaranteedRef {
+                $0.run(on: &current, destination: destination, cache: cache)
+            }
+            switch outcome {
             case .skipped:
-                onStep?(Step(rule: entry.name, outcome: "skipped"))
+                onStep?(Step(rule: rules[index].name, outcome: "skipped"))
             case .matched:
-                onStep?(Step(rule: entry.name, outcome: "matched"))
+                onStep?(Step(rule: rules[index].name, outcome: "matched"))
             case .dropped:
-                onStep?(Step(rule: entry.name, outcome: "dropped"))
+                onStep?(Step(rule: rules[index].name, outcome: "dropped"))
                 return nil
             case .failed(let failure):
-                onFailure?(entry.rule, failure)
-                onStep?(Step(rule: entry.name, outcome: "failed: \(failure.message)"))
+                onFailure?(rules[index].rule, failure)
+                onStep?(Step(rule: rules[index].name, outcome: "failed: \(failure.message)"))
                 if failurePolicy == .closed { return nil }
             }
         }
