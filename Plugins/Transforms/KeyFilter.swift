@@ -29,13 +29,14 @@ struct KeyFilter: Sendable {
     /// The action filtering the object at `path` (or each object of the array there). An object
     /// field of the event itself (`properties: [...]`) is resolved now and edited in place, and
     /// only when a key goes: the keys are removed one by one, the others are not hashed again.
-    func compiled(at path: [String]) -> CompiledAction {
+    /// That form cannot fail; a deeper path is walked when the rule runs.
+    func form(at path: [String]) -> CompiledForm {
         if path.count == 1, let field = EventObjectField(path[0]) {
             if !allows {
                 // A drop-list asks for each listed key's index: nothing is built when none is there.
                 let listed = listed
                 let keys = listed.map { ObjectKeyPath(field, $0) }
-                return { event, _ throws in
+                return .inPlace { event, _ throws in
                     guard keys.contains(where: { $0.isPresent(in: event) }) else { return true }
                     field.edit(&event) { object in
                         for key in listed { object.removeValue(forKey: key) }
@@ -44,7 +45,7 @@ struct KeyFilter: Sendable {
                 }
             }
             let kept = keys
-            return { event, _ throws in
+            return .inPlace { event, _ throws in
                 guard let doomed = field.read(event).map({ $0.keys.filter { !kept.contains($0) } }), !doomed.isEmpty else { return true }
                 field.edit(&event) { object in
                     for key in doomed { object.removeValue(forKey: key) }
@@ -52,7 +53,7 @@ struct KeyFilter: Sendable {
                 return true
             }
         }
-        return { event, _ throws in
+        return .mayThrow { event, _ throws in
             try apply(at: path, in: &event)
             return true
         }

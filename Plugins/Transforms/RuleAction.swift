@@ -56,6 +56,23 @@ package enum RuleAction: Sendable, Hashable {
 /// runtime support that Apple platforms have only from iOS 18 / macOS 15, above our floor.
 typealias CompiledAction = @Sendable (inout Event, ReadCache) throws -> Bool
 
+/// An action compiled, with whether it can fail. (A struct, not an enum with the closure as
+/// a payload: the optimiser reached a closure held as an enum payload through thunks.)
+struct CompiledForm {
+    /// The action.
+    let action: CompiledAction
+    /// Whether the action cannot fail: its closure throws nothing, though its type allows it
+    /// (a closure converted between the two types goes through a thunk on every call). Several
+    /// such actions edit an event in place one after another, with no copy kept to roll back to.
+    let cannotFail: Bool
+
+    /// An action that cannot fail.
+    static func inPlace(_ action: @escaping CompiledAction) -> CompiledForm { CompiledForm(action: action, cannotFail: true) }
+
+    /// An action that may throw.
+    static func mayThrow(_ action: @escaping CompiledAction) -> CompiledForm { CompiledForm(action: action, cannotFail: false) }
+}
+
 extension RuleAction {
     /// Whether the action has changed nothing when it throws, so a rule made of it alone may
     /// edit the event in place instead of a copy kept for rolling back.
@@ -68,24 +85,29 @@ extension RuleAction {
     }
 
     /// The action as a closure; the keys `plan` caches are read once per rule-set call.
-    func compiled(plan: ReadPlan = .none) -> CompiledAction {
+    func compiled(plan: ReadPlan = .none) -> CompiledAction { form(plan: plan).action }
+
+    /// The action compiled. It cannot fail when its target is resolved now — one key of an
+    /// object field, or an object field's keys — or when it only decides (`drop`, `sample`);
+    /// any other path is walked when the rule runs and may meet something that is not an object.
+    func form(plan: ReadPlan = .none) -> CompiledForm {
         func reader(_ path: [String]) -> EventAccess.Reader { EventAccess.reader(path, plan: plan) }
         switch self {
         case .drop:
-            return { _, _ throws in false }
+            return .inPlace { _, _ throws in false }
         case .sample(let percent, let path):
-            guard let path else { return { _, _ throws in Double.random(in: 0..<100) < percent } }
+            guard let path else { return .inPlace { _, _ throws in Double.random(in: 0..<100) < percent } }
             let read = reader(path)
-            return { event, cache throws in Sampling.bucket(of: read(event, cache)) < percent }
+            return .inPlace { event, cache throws in Sampling.bucket(of: read(event, cache)) < percent }
         case .set(let path, let expression):
             let value = Evaluator.compile(expression, plan: plan)
             if let target = ObjectKeyPath(path) {
-                return { event, cache throws in
+                return .inPlace { event, cache throws in
                     target.write(value(event, cache), in: &event, createParents: true)
                     return true
                 }
             }
-            return { event, cache throws in
+            return .mayThrow { event, cache throws in
                 try EventAccess.write(value(event, cache), at: path, in: &event, createParents: true)
                 return true
             }
@@ -93,13 +115,13 @@ extension RuleAction {
             let read = reader(source)
             let removesSource = { if case .move = self { return true } else { return false } }()
             if !removesSource, let target = ObjectKeyPath(target) {
-                return { event, cache throws in
+                return .inPlace { event, cache throws in
                     guard let value = read(event, cache) else { return true }
                     target.write(value, in: &event, createParents: true)
                     return true
                 }
             }
-            return { event, cache throws in
+            return .mayThrow { event, cache throws in
                 guard let value = read(event, cache) else { return true }
                 if removesSource { try EventAccess.write(nil, at: source, in: &event, createParents: false) }
                 try EventAccess.write(value, at: target, in: &event, createParents: true)
@@ -107,29 +129,29 @@ extension RuleAction {
             }
         case .delete(let path):
             if let target = ObjectKeyPath(path) {
-                return { event, _ throws in
+                return .inPlace { event, _ throws in
                     target.write(nil, in: &event, createParents: false)
                     return true
                 }
             }
-            return { event, _ throws in
+            return .mayThrow { event, _ throws in
                 try EventAccess.write(nil, at: path, in: &event, createParents: false)
                 return true
             }
         case .allow(let path, let keys):
-            return KeyFilter(allowing: keys).compiled(at: path)
+            return KeyFilter(allowing: keys).form(at: path)
         case .remove(let path, let keys):
-            return KeyFilter(removing: keys).compiled(at: path)
+            return KeyFilter(removing: keys).form(at: path)
         case .toString(let path):
             let read = reader(path)
-            return { event, cache throws in
+            return .mayThrow { event, cache throws in
                 guard let value = read(event, cache) else { return true }
                 try EventAccess.write(Functions.stringValue(value), at: path, in: &event, createParents: false)
                 return true
             }
         case .map(let entries):
             let readers = entries.map { entry in (entry, (entry.copy ?? entry.move).map { reader($0) }, reader(entry.target)) }
-            return { event, cache throws in
+            return .mayThrow { event, cache throws in
                 let before = event
                 for (entry, read, readTarget) in readers {
                     var value: JSON?

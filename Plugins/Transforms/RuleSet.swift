@@ -71,12 +71,20 @@ public struct RuleSet: Sendable {
             effect = Self.effect(of: rule.actions, plan: plan)
         }
 
-        /// One action that changes nothing when it fails is the effect itself and edits the
-        /// event in place; several run on a copy, so a rule that fails part-way leaves no
-        /// half-applied change.
+        /// Actions that cannot fail edit the event in place, one after the other; so may a first
+        /// action that changes nothing when it fails. Otherwise they run on a copy, so a rule
+        /// that fails part-way leaves no half-applied change.
         private static func effect(of actions: [RuleAction], plan: ReadPlan) -> CompiledAction {
-            if actions.count == 1, actions[0].changesNothingWhenItFails { return actions[0].compiled(plan: plan) }
-            let compiled = actions.map { $0.compiled(plan: plan) }
+            let forms = actions.map { $0.form(plan: plan) }
+            if let inPlace = chained(forms[...]) { return inPlace }
+            if let first = actions.first, first.changesNothingWhenItFails {
+                if forms.count == 1 { return forms[0].action }
+                if let rest = chained(forms.dropFirst()) {
+                    let head = forms[0].action
+                    return { event, cache throws in try head(&event, cache) && rest(&event, cache) }
+                }
+            }
+            let compiled = forms.map(\.action)
             return { event, cache throws in
                 var working = event
                 for action in compiled {
@@ -85,6 +93,19 @@ public struct RuleSet: Sendable {
                 event = working
                 return true
             }
+        }
+
+        /// Actions that cannot fail, run one after the other until one drops the event; `nil`
+        /// when one may fail. Chained closures, not an array of them: a closure kept in an array
+        /// is called through a conversion thunk.
+        private static func chained(_ forms: ArraySlice<CompiledForm>) -> CompiledAction? {
+            guard forms.allSatisfy(\.cannotFail) else { return nil }
+            guard var combined = forms.first?.action else { return { _, _ throws in true } }
+            for form in forms.dropFirst() {
+                let earlier = combined, next = form.action
+                combined = { event, cache throws in try earlier(&event, cache) && next(&event, cache) }
+            }
+            return combined
         }
 
         /// What running a rule did.

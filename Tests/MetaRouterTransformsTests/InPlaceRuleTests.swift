@@ -1,12 +1,14 @@
 import Foundation
 import MetaRouterCore
+import MetaRouterTesting
 import Testing
 
 @testable import MetaRouterTransforms
 
 /// A rule made of one action edits the event in place, without a copy to roll back to; that is
-/// only right if such an action changes nothing when it fails. And the event a caller passes in
-/// is a value: rules never change the caller's copy.
+/// only right if such an action changes nothing when it fails. So does a rule whose actions cannot
+/// fail, one after the other; that is only right if they never do. And the event a caller passes
+/// in is a value: rules never change the caller's copy.
 @Suite struct InPlaceRuleTests {
     private static let shapes: [JSON?] = [
         nil, .null, 5, "text", true, ["amount": 3, "inner": ["x": 1]], [1, 2, 3], [:],
@@ -54,6 +56,51 @@ import Testing
         }
         // The generator must reach the failing paths, or the test shows nothing.
         #expect(failures > 20)
+    }
+
+    @Test func anActionCompiledAsUnableToFailNeverThrows() {
+        var checked = 0
+        for action in Self.actions {
+            let form = action.form()
+            guard form.cannotFail else { continue }
+            for shape in Self.shapes {
+                var edited = event(price: shape)
+                do {
+                    _ = try form.action(&edited, .none)
+                } catch {
+                    Issue.record("\(action) on price \(String(describing: shape)) threw \(error)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 200)
+    }
+
+    /// A rule of several actions against the same actions as one rule each: the same event when
+    /// none fails, and the event untouched when one does (the rule fails open as a whole), whether
+    /// the actions ran in place or on a copy.
+    @Test func aRuleOfSeveralActionsIsItsActionsInTurnOrNothing() {
+        var random = SeededRandom(seed: 34)
+        var failed = 0, changed = 0
+        for _ in 0..<3_000 {
+            let count = 2 + random.next(3)
+            let actions = (0..<count).map { _ in Self.actions[random.next(Self.actions.count)] }
+            let input = event(price: Self.shapes[random.next(Self.shapes.count)])
+            var failures = 0
+            let together = RuleSet(rules: [Rule(name: "all", actions: actions)])
+                .apply(to: input, destination: nil, onStep: nil, onFailure: { _, _ in failures += 1 })
+            if failures > 0 {
+                failed += 1
+                #expect(together == input, "\(actions) failed part-way and kept a change")
+                continue
+            }
+            let inTurn = RuleSet(rules: actions.enumerated().map { Rule(name: "\($0.offset)", actions: [$0.element]) }).apply(to: input)
+            #expect(together == inTurn, "\(actions) on \(input.jsonObject())")
+            if let together, together != input { changed += 1 }
+        }
+        // Both branches must be reached, or the test shows nothing.
+        #expect(failed > 100)
+        #expect(changed > 500)
     }
 
     @Test func rulesNeverChangeTheCallersEvent() throws {
