@@ -53,7 +53,7 @@ public struct RuleSet: Sendable {
         let rule: Rule
         let name: String
         let destination: String?
-        let types: Set<EventType>?
+        let types: EventTypeMask
         let matches: Evaluator.Predicate
         /// The actions as one closure; `false` drops the event.
         let effect: CompiledAction
@@ -62,7 +62,7 @@ public struct RuleSet: Sendable {
             self.rule = rule
             name = rule.name
             destination = rule.destination
-            types = rule.types
+            types = EventTypeMask(rule.types)
             if let condition = rule.condition {
                 matches = Evaluator.condition(condition, plan: plan)
             } else {
@@ -117,7 +117,7 @@ public struct RuleSet: Sendable {
         /// Runs the rule on `event` when it applies to `destination` and the event.
         func run(on event: inout Event, destination: String?, cache: ReadCache) -> Outcome {
             guard self.destination == nil || self.destination == destination,
-                types?.contains(event.type) ?? true, matches(event, cache)
+                types.contains(event.type), matches(event, cache)
             else { return .skipped }
             do {
                 return try effect(&event, cache) ? .matched : .dropped

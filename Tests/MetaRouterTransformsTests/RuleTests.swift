@@ -128,6 +128,20 @@ private func run(_ text: String, _ input: Event, destination: String? = nil) thr
         #expect(try run(rules, Event(type: .identify, userId: "x")) == nil)
     }
 
+    @Test func anOnlyListAppliesToExactlyItsTypes() throws {
+        let all = EventType.allCases
+        for bits in 0..<(1 << all.count) {
+            let types = Set(all.indices.filter { bits & (1 << $0) != 0 }.map { all[$0] })
+            let rules = RuleSet(rules: [Rule(name: "only", types: types, actions: [.drop])])
+            for type in all {
+                let kept = rules.apply(to: Event(type: type, userId: "u")) != nil
+                #expect(kept == !types.contains(type), "only \(types.map(\.rawValue).sorted()) on \(type)")
+            }
+        }
+        let everyType = RuleSet(rules: [Rule(name: "all", actions: [.drop])])
+        #expect(all.allSatisfy { everyType.apply(to: Event(type: $0, userId: "u")) == nil })
+    }
+
     @Test func failurePolicyOpenPassesClosedDrops() throws {
         let body = "rule \"bad\" { set properties.price.amount = 1 }"
         let input = event(["price": 5])
