@@ -139,7 +139,7 @@ package final class RemoteRulesPlugin: Plugin {
     }
 
     private func accept(_ response: TransportResponse) {
-        let hash = SHA256.hex(response.body)
+        let hash = SHA256.hex(Array(response.body))
         guard hash != digest else {
             etag = response.headers["etag"]
             return

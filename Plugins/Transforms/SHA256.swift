@@ -12,16 +12,17 @@ package enum SHA256 {
     ]
 
     /// The digest of `bytes` as 64 lowercase hex digits.
-    package static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func hex(_ bytes: [UInt8]) -> String {
         digest(bytes).map { byte in
             let text = String(byte, radix: 16)
             return byte < 16 ? "0" + text : text
         }.joined()
     }
 
-    /// The 32-byte digest of `bytes`.
-    package static func digest<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var message = Array(bytes)
+    /// The 32-byte digest of `bytes` (an array, not any collection: one copy of the code in the
+    /// binary instead of one for each type of collection hashed).
+    package static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        var message = bytes
         let bitLength = UInt64(message.count) &* 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
