@@ -56,14 +56,13 @@ package enum RuleAction: Sendable, Hashable {
 /// runtime support that Apple platforms have only from iOS 18 / macOS 15, above our floor.
 typealias CompiledAction = @Sendable (inout Event, ReadCache) throws -> Bool
 
-/// An action compiled, with whether it can fail. (A struct, not an enum with the closure as
-/// a payload: the optimiser reached a closure held as an enum payload through thunks.)
+/// An action compiled, with whether it can fail.
 struct CompiledForm {
     /// The action.
     let action: CompiledAction
-    /// Whether the action cannot fail: its closure throws nothing, though its type allows it
-    /// (a closure converted between the two types goes through a thunk on every call). Several
-    /// such actions edit an event in place one after another, with no copy kept to roll back to.
+    /// Whether the action cannot fail: its closure throws nothing, though its type allows it, so
+    /// that every action has one closure type. Several such actions edit an event in place one
+    /// after another, with no copy kept to roll back to.
     let cannotFail: Bool
 
     /// An action that cannot fail.
