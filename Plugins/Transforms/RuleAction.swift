@@ -83,12 +83,10 @@ extension RuleAction {
         }
     }
 
-    /// The action as a closure; the keys `plan` caches are read once per rule-set call.
-    func compiled(plan: ReadPlan = .none) -> CompiledAction { form(plan: plan).action }
-
-    /// The action compiled. It cannot fail when its target is resolved now — one key of an
-    /// object field, or an object field's keys — or when it only decides (`drop`, `sample`);
-    /// any other path is walked when the rule runs and may meet something that is not an object.
+    /// The action compiled; the keys `plan` caches are read once per rule-set call. It cannot
+    /// fail when its target is resolved now — one key of an object field, or an object field's
+    /// keys — or when it only decides (`drop`, `sample`); any other path is walked when the rule
+    /// runs and may meet something that is not an object.
     func form(plan: ReadPlan = .none) -> CompiledForm {
         func reader(_ path: [String]) -> EventAccess.Reader { EventAccess.reader(path, plan: plan) }
         switch self {

@@ -42,7 +42,7 @@ import Testing
     @Test func anActionThatMayEditInPlaceChangesNothingWhenItFails() {
         var failures = 0
         for action in Self.actions where action.changesNothingWhenItFails {
-            let run = action.compiled()
+            let run = action.form().action
             for shape in Self.shapes {
                 let original = event(price: shape)
                 var edited = original

@@ -100,7 +100,7 @@ import Testing
             .copy(from: ["traits", "price"], to: ["integrations", "amount"]), .delete(["properties", "price"]), .delete(["traits", "missing"]),
         ]
         for action in actions {
-            let run = action.compiled()
+            let run = action.form().action
             for event in Self.events {
                 var edited = event
                 #expect(try run(&edited, .none))
