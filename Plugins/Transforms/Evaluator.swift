@@ -61,16 +61,19 @@ enum Evaluator {
         return { value($0, $1) == .bool(true) }
     }
 
-    /// The terms' predicates joined left to right by `join`; `empty` for no terms. Chained
-    /// closures, not an array of them: closures kept in an array are called through conversion
-    /// thunks.
+    /// The terms' predicates joined in order by `join`; `empty` for no terms. Chained closures,
+    /// not an array of them: closures kept in an array are called through conversion thunks.
+    /// Joined by halves, so a chain of any length nests its closures only log2(terms) deep.
     private static func chain(
         _ terms: [Expression], empty: Bool, plan: ReadPlan, _ join: (@escaping Predicate, @escaping Predicate) -> Predicate
     ) -> Predicate {
-        guard let first = terms.first else { return { _, _ in empty } }
-        var combined = condition(first, plan: plan)
-        for term in terms.dropFirst() { combined = join(combined, condition(term, plan: plan)) }
-        return combined
+        func joined(_ terms: ArraySlice<Expression>) -> Predicate {
+            guard terms.count > 1 else { return condition(terms[terms.startIndex], plan: plan) }
+            let middle = terms.startIndex + terms.count / 2
+            return join(joined(terms[..<middle]), joined(terms[middle...]))
+        }
+        guard !terms.isEmpty else { return { _, _ in empty } }
+        return joined(terms[...])
     }
 
     /// A value; `nil` from the closure means missing. Keys `plan` caches are read once per call.

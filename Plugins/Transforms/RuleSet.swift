@@ -97,15 +97,18 @@ public struct RuleSet: Sendable {
 
         /// Actions that cannot fail, run one after the other until one drops the event; `nil`
         /// when one may fail. Chained closures, not an array of them: a closure kept in an array
-        /// is called through a conversion thunk.
+        /// is called through a conversion thunk. Joined by halves, so a rule of any number of
+        /// actions nests its closures only log2(actions) deep.
         private static func chained(_ forms: ArraySlice<CompiledForm>) -> CompiledAction? {
-            guard forms.allSatisfy(\.cannotFail) else { return nil }
-            guard var combined = forms.first?.action else { return { _, _ throws in true } }
-            for form in forms.dropFirst() {
-                let earlier = combined, next = form.action
-                combined = { event, cache throws in try earlier(&event, cache) && next(&event, cache) }
+            func joined(_ forms: ArraySlice<CompiledForm>) -> CompiledAction {
+                if forms.count == 1 { return forms[forms.startIndex].action }
+                let middle = forms.startIndex + forms.count / 2
+                let first = joined(forms[..<middle]), second = joined(forms[middle...])
+                return { event, cache throws in try first(&event, cache) && second(&event, cache) }
             }
-            return combined
+            guard forms.allSatisfy(\.cannotFail) else { return nil }
+            guard !forms.isEmpty else { return { _, _ throws in true } }
+            return joined(forms)
         }
 
         /// What running a rule did.
