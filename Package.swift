@@ -1,9 +1,14 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// MetaRouter Swift: zero package dependencies. Each built-in behaviour is a plugin module
 /// that imports only `MetaRouterCore` (its public plugin API and some `package` helpers); the
 /// products are chosen in Docs/Architecture.md ("Public surface").
+///
+/// The facade's pillars beyond the seed API are traits, all on by default: an app that depends
+/// on the package with `traits: []` gets the seed API (tracking, identity, context, advertising
+/// ID, lifecycle, sessions, delivery) and links none of their modules (Docs/Architecture.md,
+/// "Traits"). Each trait is also a compilation condition of the facade's sources.
 let package = Package(
     name: "MetaRouter",
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
@@ -22,6 +27,14 @@ let package = Package(
         .library(name: "MetaRouterSignals", targets: ["MetaRouterSignals"]),
         .library(name: "MetaRouterEntitlements", targets: ["MetaRouterEntitlements"]),
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
+    ],
+    traits: [
+        .trait(name: "Rules", description: "Transform rules, rules without an app update and signal generators in the rule language (MetaRouterTransforms)."),
+        .trait(name: "Privacy", description: "Consent, super properties, PII scrubbing and the tracking plan (MetaRouterPrivacy)."),
+        .trait(name: "ErrorCapture", description: "captureError, breadcrumbs and crash capture (MetaRouterErrors)."),
+        .trait(name: "Signals", description: "Signals: the buffer, broadcasters and event generators that emit feeds (MetaRouterSignals)."),
+        .trait(name: "Entitlements", description: "isEntitled, refreshEntitlements and recordPurchase (MetaRouterEntitlements)."),
+        .default(enabledTraits: ["Rules", "Privacy", "ErrorCapture", "Signals", "Entitlements"]),
     ],
     targets: [
         .target(name: "MetaRouterCore", path: "Sources/MetaRouterCore", resources: [.copy("PrivacyInfo.xcprivacy")]),
@@ -42,9 +55,13 @@ let package = Package(
         .target(
             name: "MetaRouter",
             dependencies: [
-                "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext",
-                "MetaRouterAdvertisingID", "MetaRouterDelivery", "MetaRouterLifecycle", "MetaRouterTransforms",
-                "MetaRouterPrivacy", "MetaRouterErrors", "MetaRouterSignals", "MetaRouterEntitlements", "MetaRouterPlatform",
+                "MetaRouterCore", "MetaRouterIdentity", "MetaRouterContext", "MetaRouterAdvertisingID", "MetaRouterDelivery",
+                "MetaRouterLifecycle", "MetaRouterPlatform",
+                .target(name: "MetaRouterTransforms", condition: .when(traits: ["Rules"])),
+                .target(name: "MetaRouterPrivacy", condition: .when(traits: ["Privacy"])),
+                .target(name: "MetaRouterErrors", condition: .when(traits: ["ErrorCapture"])),
+                .target(name: "MetaRouterSignals", condition: .when(traits: ["Signals"])),
+                .target(name: "MetaRouterEntitlements", condition: .when(traits: ["Entitlements"])),
             ],
             path: "Sources/MetaRouter"
         ),

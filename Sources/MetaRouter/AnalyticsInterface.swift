@@ -2,7 +2,9 @@ import Foundation
 
 /// The seed README's client API. `MetaRouter.Analytics.initialize(with:)` and `.shared`
 /// return it; every method may be called from any thread and returns at once (the `async`
-/// ones wait for the pipeline).
+/// ones wait for the pipeline). The methods of a pillar built as a trait (consent and super
+/// properties, error capture, signals, entitlements) are there when its trait is on, as it is
+/// by default.
 public protocol AnalyticsInterface: AnyObject, Sendable {
     /// Records a user action.
     func track(_ event: String, properties: [String: Any]?, options: EventOptions?)
@@ -24,28 +26,10 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func setAdvertisingId(_ advertisingId: String?)
     /// Clears the advertising identifier from storage and context.
     func clearAdvertisingId()
-    /// Turns PII scrubbing on or off for the calls made after this one.
-    func setScrubPII(_ enabled: Bool)
-    /// Adds a property to every later track, screen and page call.
-    func registerSuperProperty(_ key: String, _ value: Any)
-    /// Adds a property to every later call unless it is registered already.
-    func registerSuperPropertyOnce(_ key: String, _ value: Any)
-    /// Stops adding a super property.
-    func unregisterSuperProperty(_ key: String)
-    /// Replaces the tracking plan for the calls made after this one.
-    func setTrackingPlan(_ plan: TrackingPlan?)
-    /// Reports a caught error as an `Error Captured` event.
-    func captureError(_ error: any Error, handled: Bool, properties: [String: Any]?)
-    /// Adds a breadcrumb to the trail error reports carry.
-    func addBreadcrumb(_ breadcrumb: Breadcrumb)
-    /// Adds a signal to the buffer (with `InitOptions.signals` set), in call order.
-    func emit(_ signal: SignalContent)
     /// Starts a new session.
     func startSession()
     /// Ends the session.
     func endSession()
-    /// Sets the consent in force for the calls made after this one.
-    func setConsent(_ consent: ConsentState)
     /// Wipes this instance's local state: queued events, identity, consent.
     func forget() async -> ForgetReport
     /// The device's anonymous id; waits for initialization, never empty.
@@ -72,8 +56,37 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func shutdown(timeout: TimeInterval) async -> Bool
     /// Resets and waits until the reset is applied.
     func resetAndWait() async
+    /// The engine behind this instance: add plugins to it (``AnalyticsClient/add(plugin:at:)``)
+    /// or run work on its executor. On `shared` it waits until an instance is initialized.
+    var client: AnalyticsClient { get async }
+
+    #if Privacy
+    /// Turns PII scrubbing on or off for the calls made after this one.
+    func setScrubPII(_ enabled: Bool)
+    /// Adds a property to every later track, screen and page call.
+    func registerSuperProperty(_ key: String, _ value: Any)
+    /// Adds a property to every later call unless it is registered already.
+    func registerSuperPropertyOnce(_ key: String, _ value: Any)
+    /// Stops adding a super property.
+    func unregisterSuperProperty(_ key: String)
+    /// Replaces the tracking plan for the calls made after this one.
+    func setTrackingPlan(_ plan: TrackingPlan?)
+    /// Sets the consent in force for the calls made after this one.
+    func setConsent(_ consent: ConsentState)
+    #endif
+    #if ErrorCapture
+    /// Reports a caught error as an `Error Captured` event.
+    func captureError(_ error: any Error, handled: Bool, properties: [String: Any]?)
+    /// Adds a breadcrumb to the trail error reports carry.
+    func addBreadcrumb(_ breadcrumb: Breadcrumb)
+    #endif
+    #if Signals
+    /// Adds a signal to the buffer (with `InitOptions.signals` set), in call order.
+    func emit(_ signal: SignalContent)
     /// Adds a user-defined signal whose data is `value` encoded as a JSON object.
     func emit<Data: Encodable>(userDefined value: Data)
+    #endif
+    #if Entitlements
     /// Whether the identified user is entitled to `key` now. Read from memory, never waiting
     /// for the network, the disk or the executor; `false` whenever ``entitlements()`` is `nil`.
     func isEntitled(_ key: String) -> Bool
@@ -93,11 +106,10 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     /// entitlement source, then refreshes. Queued on disk until the source takes it, once per
     /// `transactionId`.
     func recordPurchase(transactionId: String, evidence: String)
-    /// The engine behind this instance: add plugins to it (``AnalyticsClient/add(plugin:at:)``)
-    /// or run work on its executor. On `shared` it waits until an instance is initialized.
-    var client: AnalyticsClient { get async }
+    #endif
 }
 
+#if ErrorCapture
 extension AnalyticsInterface {
     /// Reports a caught error (handled) as an `Error Captured` event.
     public func captureError(_ error: any Error, properties: [String: Any]? = nil) {
@@ -109,7 +121,10 @@ extension AnalyticsInterface {
     public func captureError(_ error: any Error, handled: Bool) {
         captureError(error, handled: handled, properties: nil)
     }
+}
+#endif
 
+extension AnalyticsInterface {
     /// Records a user action.
     public func track(_ event: String, properties: [String: Any]? = nil) {
         track(event, properties: properties, options: nil)

@@ -144,39 +144,10 @@ package final class AnalyticsProxy: AnalyticsInterface {
     package func setAdvertisingId(_ advertisingId: String?) { forward { $0.setAdvertisingId(advertisingId) } }
     /// Clears the advertising id once a client is bound.
     package func clearAdvertisingId() { forward { $0.clearAdvertisingId() } }
-    /// Turns PII scrubbing on or off once a client is bound, in call order.
-    package func setScrubPII(_ enabled: Bool) { forward { $0.setScrubPII(enabled) } }
-    /// Registers a super property once a client is bound, in call order.
-    package func registerSuperProperty(_ key: String, _ value: Any) {
-        guard let json = problems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
-        forward { $0.registerSuperProperty(key, json) }
-    }
-    /// Registers a super property unless one is, once a client is bound, in call order.
-    package func registerSuperPropertyOnce(_ key: String, _ value: Any) {
-        guard let json = problems.converted([key: value], root: "superProperties", call: "registerSuperPropertyOnce")[key] else { return }
-        forward { $0.registerSuperPropertyOnce(key, json) }
-    }
-    /// Unregisters a super property once a client is bound, in call order.
-    package func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
-    /// Replaces the tracking plan once a client is bound, in call order.
-    package func setTrackingPlan(_ plan: TrackingPlan?) { forward { $0.setTrackingPlan(plan) } }
-    /// Reports a caught error once a client is bound; the stack is taken now, at the call.
-    package func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
-        let captured = CapturedError(error)
-        let frames = StackFrames.current()
-        let converted = problems.converted(properties ?? [:], root: "properties", call: "captureError")
-        forward { $0.capture(captured, handled: handled, properties: converted, frames: frames) }
-    }
-    /// Adds a breadcrumb once a client is bound, in call order.
-    package func addBreadcrumb(_ breadcrumb: Breadcrumb) { forward { $0.addBreadcrumb(breadcrumb) } }
-    /// Emits a signal once a client is bound, in call order.
-    package func emit(_ signal: SignalContent) { forward { $0.emit(signal) } }
     /// Starts a session once a client is bound, in call order.
     package func startSession() { forward { $0.startSession() } }
     /// Ends the session once a client is bound, in call order.
     package func endSession() { forward { $0.endSession() } }
-    /// Sets the consent once a client is bound, in call order.
-    package func setConsent(_ consent: ConsentState) { forward { $0.setConsent(consent) } }
     /// Waits for a client to be bound and wipes its local state.
     package func forget() async -> ForgetReport { await boundClient().forget() }
     /// Waits for a client to be bound and returns its anonymous id.
@@ -203,10 +174,59 @@ package final class AnalyticsProxy: AnalyticsInterface {
     package func resetAndWait() async {
         if let target { await target.resetAndWait() } else { reset() }
     }
+    /// The bound client's engine, once a client is bound.
+    package var client: AnalyticsClient { get async { await boundClient().client } }
+
+    /// The bound client's state, or `lifecycle: idle` when none is bound yet.
+    package func getDebugInfo() async -> DebugInfo {
+        if let target { return await target.getDebugInfo() }
+        let queued = state.withLock { $0.pending.count }
+        return DebugInfo(
+            lifecycle: nil, queueLength: queued, writeKey: "", ingestionHost: "", flushIntervalSeconds: 0,
+            maxQueueEvents: 0, queueOnDisk: false, circuitState: .closed,
+            circuitRemainingMs: 0, flushInFlight: false, tracing: false, error: nil, stats: DeliveryStats())
+    }
+
+    #if Privacy
+    /// Turns PII scrubbing on or off once a client is bound, in call order.
+    package func setScrubPII(_ enabled: Bool) { forward { $0.setScrubPII(enabled) } }
+    /// Registers a super property once a client is bound, in call order.
+    package func registerSuperProperty(_ key: String, _ value: Any) {
+        guard let json = problems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
+        forward { $0.registerSuperProperty(key, json) }
+    }
+    /// Registers a super property unless one is, once a client is bound, in call order.
+    package func registerSuperPropertyOnce(_ key: String, _ value: Any) {
+        guard let json = problems.converted([key: value], root: "superProperties", call: "registerSuperPropertyOnce")[key] else { return }
+        forward { $0.registerSuperPropertyOnce(key, json) }
+    }
+    /// Unregisters a super property once a client is bound, in call order.
+    package func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
+    /// Replaces the tracking plan once a client is bound, in call order.
+    package func setTrackingPlan(_ plan: TrackingPlan?) { forward { $0.setTrackingPlan(plan) } }
+    /// Sets the consent once a client is bound, in call order.
+    package func setConsent(_ consent: ConsentState) { forward { $0.setConsent(consent) } }
+    #endif
+    #if ErrorCapture
+    /// Reports a caught error once a client is bound; the stack is taken now, at the call.
+    package func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
+        let captured = CapturedError(error)
+        let frames = StackFrames.current()
+        let converted = problems.converted(properties ?? [:], root: "properties", call: "captureError")
+        forward { $0.capture(captured, handled: handled, properties: converted, frames: frames) }
+    }
+    /// Adds a breadcrumb once a client is bound, in call order.
+    package func addBreadcrumb(_ breadcrumb: Breadcrumb) { forward { $0.addBreadcrumb(breadcrumb) } }
+    #endif
+    #if Signals
+    /// Emits a signal once a client is bound, in call order.
+    package func emit(_ signal: SignalContent) { forward { $0.emit(signal) } }
     /// Emits a user-defined signal once a client is bound; encoded now, at the call.
     package func emit<Data: Encodable>(userDefined value: Data) {
         if let signal = SignalContent.userDefined(encoding: value, problems: problems) { emit(signal) }
     }
+    #endif
+    #if Entitlements
     /// The bound client's answer; `false` while none is bound.
     package func isEntitled(_ key: String) -> Bool { target?.isEntitled(key) ?? false }
     /// The bound client's set; `nil` while none is bound.
@@ -230,16 +250,5 @@ package final class AnalyticsProxy: AnalyticsInterface {
     package func recordPurchase(transactionId: String, evidence: String) {
         forward { $0.recordPurchase(transactionId: transactionId, evidence: evidence) }
     }
-    /// The bound client's engine, once a client is bound.
-    package var client: AnalyticsClient { get async { await boundClient().client } }
-
-    /// The bound client's state, or `lifecycle: idle` when none is bound yet.
-    package func getDebugInfo() async -> DebugInfo {
-        if let target { return await target.getDebugInfo() }
-        let queued = state.withLock { $0.pending.count }
-        return DebugInfo(
-            lifecycle: nil, queueLength: queued, writeKey: "", ingestionHost: "", flushIntervalSeconds: 0,
-            maxQueueEvents: 0, queueOnDisk: false, circuitState: .closed,
-            circuitRemainingMs: 0, flushInFlight: false, tracing: false, error: nil, stats: DeliveryStats())
-    }
+    #endif
 }

@@ -1,3 +1,4 @@
+#if Privacy && ErrorCapture
 import Foundation
 import MetaRouterAdvertisingID
 
@@ -63,3 +64,4 @@ import MetaRouterAdvertisingID
         }
     )
 }
+#endif

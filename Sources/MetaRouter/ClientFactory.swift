@@ -10,29 +10,36 @@ enum ClientFactory {
     /// run, so that starting it — under the registry's lock — runs none.
     enum Prepared {
         case inert(MetaRouterClient)
-        case ready(configuration: Configuration, plugins: [any Plugin], options: InitOptions, entitlements: EntitlementCache?)
+        case ready(configuration: Configuration, plugins: [any Plugin], options: InitOptions, pillars: MetaRouterClient.Pillars)
 
         /// The instance: the inert one, or a new client whose executor starts configuring the
         /// plugins on its own thread.
         func start() -> MetaRouterClient {
             switch self {
             case .inert(let client): return client
-            case .ready(let configuration, let plugins, let options, let entitlements):
+            case .ready(let configuration, let plugins, let options, let pillars):
                 let instance = MetaRouterClient(
                     client: AnalyticsClient(configuration: configuration, plugins: plugins), options: options, configurationError: nil,
-                    entitlementCache: entitlements)
+                    pillars: pillars)
+                #if Signals
                 if var network = options.signals?.network {
                     // The SDK's own requests never become signals.
-                    let own = [options.hostURL, options.remoteRules?.url].compactMap { $0 }
+                    var own = [options.hostURL].compactMap { $0 }
+                    #if Rules
+                    own += [options.remoteRules?.url].compactMap { $0 }
+                    #endif
                     network.ownHosts.formUnion(own.compactMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } })
                     NetworkSignals.send(to: instance.client, options: network)
                 }
+                #endif
+                #if ErrorCapture
                 if options.captureCrashes {
                     // On the calling thread (usually the main one): its alternate signal stack
                     // is what lets a stack overflow there be reported.
                     CrashCapture.prepareCurrentThread()
                     instance.deliverCrashReports()
                 }
+                #endif
                 return instance
             }
         }
@@ -61,8 +68,10 @@ enum ClientFactory {
         configuration.maxPendingEvents = options.maxPendingEvents
         configuration.onInvalidInput = options.onInvalidInput
         var plugins = plugins(for: options, host: host, directory: directory)
-        let entitlements = options.entitlements.map { _ in EntitlementCache() }
-        if let cache = entitlements, let settings = options.entitlements {
+        var pillars = MetaRouterClient.Pillars()
+        #if Entitlements
+        pillars.entitlementCache = options.entitlements.map { _ in EntitlementCache() }
+        if let cache = pillars.entitlementCache, let settings = options.entitlements {
             // After identity (its userId is loaded when the plugin reads it), before delivery.
             let source = settings.source ?? HTTPEntitlementSource(
                 host: host, writeKey: options.writeKey,
@@ -77,6 +86,7 @@ enum ClientFactory {
             let afterIdentity = plugins.firstIndex { $0 is IdentityPlugin }.map { $0 + 1 } ?? plugins.count
             plugins.insert(plugin, at: afterIdentity)
         }
+        #endif
         if options.trackLifecycleEvents {
             // First, so it joins (on the executor) before the identity plugin creates an
             // anonymousId: an existing one means the SDK ran here before (an upgrade from a
@@ -84,7 +94,7 @@ enum ClientFactory {
             let hadIdentity = { storage.string(forKey: IdentityKeys.anonymousId) != nil }
             plugins.insert(lifecyclePlugin(options, logger: logger, hadIdentity: hadIdentity), at: 0)
         }
-        return .ready(configuration: configuration, plugins: plugins, options: options, entitlements: entitlements)
+        return .ready(configuration: configuration, plugins: plugins, options: options, pillars: pillars)
     }
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
@@ -93,7 +103,9 @@ enum ClientFactory {
         // tracking plan, so the plan checks what would be sent. Scrubbing and the plan join only
         // when asked for, here or later (`setScrubPII`, `setTrackingPlan` add them in place):
         // a plugin that would pass every event on unchanged still costs each event a call.
-        var plugins: [any Plugin] = [ConsentPlugin(initial: options.initialConsent), SuperPropertiesPlugin()]
+        var plugins: [any Plugin] = []
+        #if Privacy
+        plugins += [ConsentPlugin(initial: options.initialConsent), SuperPropertiesPlugin()]
         // With debug logging the scrubber is there even when off: it names sensitive-looking keys.
         if options.scrubPII || options.debug {
             plugins.append(PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing))
@@ -101,28 +113,35 @@ enum ClientFactory {
         if let plan = options.trackingPlan {
             plugins.append(TrackingPlanPlugin(plan: plan, mode: options.trackingPlanMode, onViolation: options.onPlanViolation))
         }
+        #endif
         let defaults = options.defaultPlugins
         if defaults.contains(.identity) { plugins.append(IdentityPlugin(mode: options.identityMode)) }
         if defaults.contains(.context) { plugins.append(ContextPlugin()) }
+        #if ErrorCapture
         plugins.append(BreadcrumbsPlugin(capacity: options.breadcrumbCapacity))
         plugins.append(ErrorCapturePlugin(options: options.errorCapture))
         if options.captureCrashes {
             plugins.append(CrashReportPlugin(directory: directory.appendingPathComponent("crash", isDirectory: true), breadcrumbCapacity: options.breadcrumbCapacity))
         }
+        #endif
         // Servers get no automatic sessions; `startSession()` adds the plugin when asked.
         if defaults.contains(.sessions), options.identityMode == .device, options.sessions.automatic {
             plugins.append(SessionPlugin(options: options.sessions))
         }
         if defaults.contains(.advertisingId) { plugins.append(AdvertisingIDPlugin()) }
+        #if Rules
         if let remote = options.remoteRules {
             // After identity and context, so the rules see what will be sent.
             plugins.append(RemoteRulesPlugin(
                 options: remote, directory: directory.appendingPathComponent("rules", isDirectory: true),
                 transport: options.transport ?? HTTPTransports.standard(timeout: 30, maxResponseBytes: remote.maxBytes)))
         }
+        #endif
+        #if Signals
         if let signals = options.signals {
             plugins.append(SignalsPlugin(configuration: signals) { $0.find(IdentityPlugin.self)?.anonymousId })
         }
+        #endif
         if defaults.contains(.delivery) {
             var delivery = MetaRouterDestination.Options(ingestionHost: host)
             delivery.upload.flushIntervalSeconds = TimeInterval(options.flushIntervalSeconds)

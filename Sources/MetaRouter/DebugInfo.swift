@@ -1,6 +1,7 @@
 import Foundation
 
-/// The state `getDebugInfo()` reports: the seed's fields plus delivery counters.
+/// The state `getDebugInfo()` reports: the seed's fields plus delivery counters, and the state
+/// of the pillars whose traits are on.
 public struct DebugInfo: Sendable, CustomStringConvertible {
     /// Where the instance is in its life; `nil` for `shared` before `initialize` (printed as
     /// `idle`, the seed's word).
@@ -38,16 +39,22 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     package var tracing: Bool
     /// Input problems reported so far, by code (`missing_event_name`, …; see `InputProblem`).
     public var invalidInput: [String: Int] = [:]
+    #if Privacy
     /// Tracking-plan violations found so far.
     public var planViolations = 0
     /// The consent in force.
     public var consent = ConsentState.granted
+    #endif
+    #if Rules
     /// The remote rule set in force (with ``InitOptions/remoteRules``): its name and version,
     /// and where it came from.
     public var remoteRules: (name: String, version: Int, source: RemoteRulesSource)?
+    #endif
+    #if Entitlements
     /// When the last entitlement refresh failed (with ``InitOptions/entitlements``); `nil` once
     /// one succeeds. The last known good set stays in force meanwhile.
     public var entitlementsRefreshFailedAt: Date?
+    #endif
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
     /// Events queued, sent and retried, and every event dropped for good, by reason: in
@@ -74,15 +81,21 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
             "flushInFlight: \(flushInFlight)", "tracing: \(tracing)",
             "sent: \(stats.sent)", "retries: \(stats.retries)",
             "dropped: \(stats.droppedTotal)\(Self.byReason(stats.dropped))", "openDescriptors: \(openDescriptors)",
-            "consent: analytics \(consent.analytics), errors \(consent.errors)", "planViolations: \(planViolations)",
-            "invalidInput: \(invalidInput.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))",
         ]
+        #if Privacy
+        lines += ["consent: analytics \(consent.analytics), errors \(consent.errors)", "planViolations: \(planViolations)"]
+        #endif
+        lines.append("invalidInput: \(invalidInput.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")
         if let anonymousId { lines.append("anonymousId: \(anonymousId)") }
         if let userId { lines.append("userId: \(userId)") }
         if let groupId { lines.append("groupId: \(groupId)") }
         if let advertisingId { lines.append("advertisingId: \(advertisingId)") }
+        #if Rules
         if let remoteRules { lines.append("remoteRules: \"\(remoteRules.name)\" version \(remoteRules.version) (\(remoteRules.source.rawValue))") }
+        #endif
+        #if Entitlements
         if let entitlementsRefreshFailedAt { lines.append("entitlementsRefreshFailedAt: \(entitlementsRefreshFailedAt)") }
+        #endif
         if let error { lines.append("error: \(error)") }
         return lines.joined(separator: "\n")
     }

@@ -1,10 +1,20 @@
 @_exported import MetaRouterContext
 @_exported import MetaRouterCore
 @_exported import MetaRouterDelivery
-@_exported import MetaRouterEntitlements
-@_exported import MetaRouterErrors
 @_exported import MetaRouterIdentity
 @_exported import MetaRouterLifecycle
+#if Entitlements
+@_exported import MetaRouterEntitlements
+#endif
+#if ErrorCapture
+@_exported import MetaRouterErrors
+#endif
+#if Privacy
 @_exported import MetaRouterPrivacy
+#endif
+#if Signals
 @_exported import MetaRouterSignals
+#endif
+#if Rules
 @_exported import MetaRouterTransforms
+#endif

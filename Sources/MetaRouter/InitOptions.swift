@@ -1,5 +1,4 @@
 import Foundation
-import MetaRouterPrivacy
 
 /// Which built-in plugins a client starts with. Remove one to replace it with your own.
 public struct DefaultPlugins: OptionSet, Sendable, Hashable {
@@ -22,7 +21,9 @@ public struct DefaultPlugins: OptionSet, Sendable, Hashable {
     public static let all: DefaultPlugins = [.identity, .context, .advertisingId, .delivery, .sessions]
 }
 
-/// How to set up a client: the seed README's options, plus what servers and tests need.
+/// How to set up a client: the seed README's options, plus what servers and tests need. The
+/// options of a pillar built as a trait (`Privacy`, `ErrorCapture`, `Rules`, `Signals`,
+/// `Entitlements`) are there when its trait is on, as it is by default.
 public struct InitOptions: Sendable {
     /// The source's write key (required, not empty).
     public var writeKey: String
@@ -84,14 +85,17 @@ public struct InitOptions: Sendable {
     /// waited longer are dropped, counted in the recovery report, when the log is opened at the
     /// next start.
     public var maxDiskAgeSeconds = Defaults.maxDiskAgeSeconds
+    #if Privacy
     /// The consent in force until `setConsent(_:)` changes it (both channels granted by
     /// default, as in the seed). A consent set at run time is persisted and wins over this at
     /// the next start; `forget()` removes it.
     public var initialConsent = ConsentState.granted
+    #endif
     /// When sessions end on their own (30 minutes without events, or in the background). With
     /// ``identityMode`` `.perCall` (a server) sessions are never automatic: one instance serves
     /// many people; `startSession()` / `endSession()` still work.
     public var sessions = SessionOptions()
+    #if Privacy
     /// A tracking plan enforced on the device (none by default): see `Docs/Privacy.md`,
     /// "Tracking plan". `setTrackingPlan(_:)` replaces it at run time.
     public var trackingPlan: TrackingPlan?
@@ -100,26 +104,38 @@ public struct InitOptions: Sendable {
     public var trackingPlanMode = TrackingPlanMode.report
     /// Called with each event that breaks the plan, its violations and what was done.
     public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
+    #endif
+    #if ErrorCapture
     /// Breadcrumbs kept for error reports (default 50; see `Docs/ErrorCapture.md`).
     public var breadcrumbCapacity = 50
+    #endif
     /// Send batches gzip-compressed (`Content-Encoding: gzip`; off by default: the ingestion
     /// host must accept it). About a fifth of the bytes on the wire; see `Docs/Delivery.md`.
     public var gzipRequests = false
+    #if Rules
     /// A rule set fetched from a URL and refreshed without an app update (off when `nil`); see
     /// `Docs/TransformRules.md`, "Rules without an app update".
     public var remoteRules: RemoteRulesOptions?
+    #endif
+    #if Signals
     /// Signals (off when `nil`): the buffer, broadcasters, instrumentation and event generators
     /// that `emit(_:)` feeds; see `Docs/Signals.md`.
     public var signals: SignalsConfiguration?
+    #endif
+    #if Entitlements
     /// Entitlements (`isEntitled`, `refreshEntitlements`, `recordPurchase`); off when `nil`,
     /// and then the instance holds no entitlement state and makes no entitlement request.
     public var entitlements: EntitlementOptions?
+    #endif
+    #if ErrorCapture
     /// Report crashes (off by default): signal handlers, chained to those installed before,
     /// write a record that the next start sends as an `Application Crashed` event with the
     /// breadcrumbs of the moment; see `Docs/ErrorCapture.md`.
     public var captureCrashes = false
     /// Limits and the `beforeSendError` hook of `captureError(_:)`.
     public var errorCapture = ErrorCaptureOptions()
+    #endif
+    #if Privacy
     /// Scrub personal data (email addresses, Luhn-valid card numbers, ``piiScrubbing``'s keys
     /// and patterns) from properties before anything queues or writes them. Off by default,
     /// for the MetaRouter SDK's wire output; `setScrubPII(_:)` changes it at run time.
@@ -127,6 +143,7 @@ public struct InitOptions: Sendable {
     /// What the scrubber looks for beyond emails and card numbers, and whether it scrubs
     /// `identify` / `group` traits (not by default).
     public var piiScrubbing = PIIScrubbingOptions()
+    #endif
     /// Events waiting for the executor at most (default 50,000): beyond it, new events are
     /// dropped at the call, counted in `getDebugInfo().overflowedEvents` and logged once per
     /// 10 s, so callers that outrun the pipeline for good cannot grow the heap without bound.

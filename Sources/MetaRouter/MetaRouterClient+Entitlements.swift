@@ -1,6 +1,10 @@
+#if Entitlements
 import Foundation
 
 extension MetaRouterClient {
+    /// The entitlements served, when `InitOptions.entitlements` is set.
+    var entitlementCache: EntitlementCache? { pillars.entitlementCache }
+
     /// Whether the identified user is entitled to `key`: a lock and a set lookup.
     package func isEntitled(_ key: String) -> Bool {
         entitlementCache?.contains(key) ?? false
@@ -61,8 +65,7 @@ extension MetaRouterClient {
 
     /// Runs `call` (an identify, alias or reset) as an identity change: the entitlements served
     /// go blank before the call is queued and come back, for the new user, once it is applied.
-    func changingUser(_ call: () -> Void) {
-        guard let cache = entitlementCache else { return call() }
+    func changingEntitledUser(_ cache: EntitlementCache, _ call: () -> Void) {
         cache.beginUserChange()
         call()
         client.perform { timeline in
@@ -78,3 +81,4 @@ extension MetaRouterClient {
         client.logger.warning("sdk.entitlements_off: \(call) ignored: entitlements are off (InitOptions.entitlements)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ErrorCapture
 import Foundation
 
 extension MetaRouterClient {
@@ -29,7 +30,9 @@ extension MetaRouterClient {
         // among the calls: a consent change made just after it does not reach it.
         client.perform { timeline in
             guard let plugin = timeline.find(ErrorCapturePlugin.self) else { return }
+            #if Privacy
             if let consent = timeline.find(ConsentPlugin.self), !consent.state.errors { return }
+            #endif
             let breadcrumbs = timeline.find(BreadcrumbsPlugin.self)?.breadcrumbs ?? []
             guard let event = plugin.event(for: error, handled: handled, properties: properties, frames: frames, breadcrumbs: breadcrumbs, now: now)
             else { return }
@@ -52,10 +55,12 @@ extension MetaRouterClient {
                     crashes.finish(file)
                     continue
                 }
+                #if Privacy
                 if let consent = timeline.find(ConsentPlugin.self), !consent.state.errors {
                     crashes.finish(file)
                     continue
                 }
+                #endif
                 if let plugin = timeline.find(ErrorCapturePlugin.self), let event = plugin.event(forCrash: report, frames: report.symbolicatedFrames()) {
                     _ = timeline.process(event)
                 }
@@ -64,3 +69,4 @@ extension MetaRouterClient {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Signals
 import Foundation
 
 extension MetaRouterClient {
@@ -46,6 +47,7 @@ extension SignalContent {
     }
 }
 
+#if Rules
 extension SignalGenerator {
     /// Generators written in the rule language (`generator "…" { on … find … track … set … }`,
     /// see `Docs/Signals.md`), as one generator that runs them in order.
@@ -62,3 +64,5 @@ extension SignalGenerator {
         }
     }
 }
+#endif
+#endif

@@ -10,14 +10,23 @@ package final class MetaRouterClient: AnalyticsInterface {
     package let options: InitOptions
     /// Why the options were rejected, when they were; the instance is then inert.
     package let configurationError: String?
-    /// The entitlements served, when `InitOptions.entitlements` is set.
-    package let entitlementCache: EntitlementCache?
+    /// What the pillars built as traits keep beside their plugins.
+    let pillars: Pillars
 
-    init(client: AnalyticsClient, options: InitOptions, configurationError: String?, entitlementCache: EntitlementCache? = nil) {
+    /// The state of the pillars built as traits that lives outside the timeline, so that a
+    /// call reads it without waiting for the executor.
+    struct Pillars: Sendable {
+        #if Entitlements
+        /// The entitlements served, when `InitOptions.entitlements` is set.
+        var entitlementCache: EntitlementCache?
+        #endif
+    }
+
+    init(client: AnalyticsClient, options: InitOptions, configurationError: String?, pillars: Pillars = Pillars()) {
         self.client = client
         self.options = options
         self.configurationError = configurationError
-        self.entitlementCache = entitlementCache
+        self.pillars = pillars
     }
 
     /// Records a user action.
@@ -65,19 +74,6 @@ package final class MetaRouterClient: AnalyticsInterface {
         client.perform { $0.find(AdvertisingIDPlugin.self)?.set(advertisingId) }
     }
 
-    /// Turns PII scrubbing on or off. It takes effect in call order: calls made before this
-    /// one keep the previous setting, calls made after it get the new one.
-    package func setScrubPII(_ enabled: Bool) {
-        let scrubbing = options.piiScrubbing
-        client.perform { timeline in
-            if let plugin = timeline.find(PIIScrubPlugin.self) {
-                plugin.isEnabled = enabled
-            } else if enabled {
-                timeline.add(PIIScrubPlugin(enabled: true, options: scrubbing), at: .after(SuperPropertiesPlugin.self))
-            }
-        }
-    }
-
     /// Clears the advertising id, in order with other calls.
     package func clearAdvertisingId() {
         client.perform { $0.find(AdvertisingIDPlugin.self)?.clear() }
@@ -89,6 +85,24 @@ package final class MetaRouterClient: AnalyticsInterface {
     package func getAnonymousId() async -> String {
         let found = await onExecutor { $0.find(IdentityPlugin.self)?.anonymousId } ?? nil
         return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
+    }
+
+    /// Starts a new session, in call order: the next event carries `context.sessionStart`.
+    /// Where sessions are not automatic (a server), this adds the session plugin.
+    package func startSession() {
+        let manual = SessionOptions(
+            automatic: false, inactivityTimeout: options.sessions.inactivityTimeout, backgroundTimeout: options.sessions.backgroundTimeout)
+        client.perform { timeline in
+            if let plugin = timeline.find(SessionPlugin.self) { return plugin.startSession() }
+            let plugin = SessionPlugin(options: manual)
+            timeline.add(plugin, at: .after(ContextPlugin.self))
+            plugin.startSession()
+        }
+    }
+
+    /// Ends the session, in call order (with automatic sessions the next event starts one).
+    package func endSession() {
+        client.perform { $0.find(SessionPlugin.self)?.endSession() }
     }
 
     /// Sends queued events now.
@@ -109,12 +123,14 @@ package final class MetaRouterClient: AnalyticsInterface {
     /// Turns on debug logging.
     package func enableDebugLogging() {
         client.logger.minimumLevel = .debug
+        #if Privacy
         // The scrubber names sensitive-looking keys in debug mode, even while it is off.
         let scrubbing = options.piiScrubbing
         client.perform { timeline in
             guard timeline.find(PIIScrubPlugin.self) == nil else { return }
             timeline.add(PIIScrubPlugin(enabled: false, options: scrubbing), at: .after(SuperPropertiesPlugin.self))
         }
+        #endif
     }
 
     /// Adds or removes `Trace: true` on uploads, in order with other calls.
@@ -153,25 +169,32 @@ package final class MetaRouterClient: AnalyticsInterface {
             let identity = timeline.find(IdentityPlugin.self)
             let destination = timeline.find(IngestionDestination.self)
             let uploader = destination?.uploader
-            return DebugInfoParts(
+            var parts = DebugInfoParts(
                 anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
                 advertisingId: timeline.find(AdvertisingIDPlugin.self)?.advertisingId,
                 delivery: uploader?.status(), openDescriptors: uploader?.openDescriptors ?? 0, tracing: uploader?.tracing ?? false,
                 stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
-                rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit,
-                consent: timeline.find(ConsentPlugin.self)?.state ?? .granted,
-                consentDroppedEvents: timeline.find(ConsentPlugin.self)?.droppedEvents ?? 0,
-                planViolations: timeline.find(TrackingPlanPlugin.self)?.violationCount ?? 0,
-                planBlockedEvents: timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0,
-                remoteRules: timeline.find(RemoteRulesPlugin.self).flatMap { plugin in
-                    plugin.ruleSet.map { RemoteRulesInForce(name: $0.name, version: $0.version, source: plugin.source) }
-                },
-                entitlementsRefreshFailedAt: timeline.find(EntitlementsPlugin.self)?.lastFailure)
+                rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
+            #if Privacy
+            parts.consent = timeline.find(ConsentPlugin.self)?.state ?? .granted
+            parts.consentDroppedEvents = timeline.find(ConsentPlugin.self)?.droppedEvents ?? 0
+            parts.planViolations = timeline.find(TrackingPlanPlugin.self)?.violationCount ?? 0
+            parts.planBlockedEvents = timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0
+            #endif
+            #if Rules
+            parts.remoteRules = timeline.find(RemoteRulesPlugin.self).flatMap { plugin in
+                plugin.ruleSet.map { RemoteRulesInForce(name: $0.name, version: $0.version, source: plugin.source) }
+            }
+            #endif
+            #if Entitlements
+            parts.entitlementsRefreshFailedAt = timeline.find(EntitlementsPlugin.self)?.lastFailure
+            #endif
+            return parts
         }
         // In a fork() child nothing can be read: the instance reports itself empty and inert.
         let snapshot = read ?? DebugInfoParts(
             tracing: false, stats: DeliveryStats(), storageError: "inert: this process is a fork() child of the one that created the instance",
-            rejectedWithoutIdentity: 0, consent: .granted, consentDroppedEvents: 0, planViolations: 0, planBlockedEvents: 0)
+            rejectedWithoutIdentity: 0)
         let lifecycle = client.lifecycle
         var info = DebugInfo(
             lifecycle: lifecycle, queueLength: snapshot.delivery?.queueLength ?? 0,
@@ -192,10 +215,16 @@ package final class MetaRouterClient: AnalyticsInterface {
         }
         info.openDescriptors = snapshot.openDescriptors
         info.invalidInput = Dictionary(uniqueKeysWithValues: client.inputProblems.countsByCode.map { ($0.key.rawValue, $0.value) })
+        #if Privacy
         info.planViolations = snapshot.planViolations
         info.consent = snapshot.consent
+        #endif
+        #if Rules
         info.remoteRules = snapshot.remoteRules.map { ($0.name, $0.version, $0.source) }
+        #endif
+        #if Entitlements
         info.entitlementsRefreshFailedAt = snapshot.entitlementsRefreshFailedAt
+        #endif
         return info
     }
 
@@ -211,18 +240,35 @@ package final class MetaRouterClient: AnalyticsInterface {
         var storageError: String?
         var rejectedWithoutIdentity: Int
         var queueLimit: QueueLimit?
-        var consent: ConsentState
-        var consentDroppedEvents: Int
-        var planViolations: Int
-        var planBlockedEvents: Int
+        var consentDroppedEvents = 0
+        var planBlockedEvents = 0
+        #if Privacy
+        var consent = ConsentState.granted
+        var planViolations = 0
+        #endif
+        #if Rules
         var remoteRules: RemoteRulesInForce?
+        #endif
+        #if Entitlements
         var entitlementsRefreshFailedAt: Date?
+        #endif
     }
 
+    #if Rules
     private struct RemoteRulesInForce: Sendable {
         var name: String
         var version: Int
         var source: RemoteRulesSource
+    }
+    #endif
+
+    /// Runs `call` (an identify, alias or reset) as an identity change: with entitlements on,
+    /// the entitlements served go blank until the new user's are known.
+    func changingUser(_ call: () -> Void) {
+        #if Entitlements
+        if let cache = entitlementCache { return changingEntitledUser(cache, call) }
+        #endif
+        call()
     }
 
     /// Runs `read` on the executor after everything submitted before, and returns its result.

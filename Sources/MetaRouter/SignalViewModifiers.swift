@@ -1,4 +1,4 @@
-#if canImport(SwiftUI)
+#if canImport(SwiftUI) && Signals
 import SwiftUI
 
 // Apple-only glue, thin on purpose: each helper emits one `SignalContent`, and what happens to it

@@ -1,0 +1,101 @@
+import Foundation
+import LeanApp
+import MetaRouter
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct LeanAppTests {
+    /// The traits are off: none of the pillar modules was built for this package.
+    @Test func noPillarModuleIsBuilt() {
+        var built: [String] = []
+        #if canImport(MetaRouterTransforms)
+        built.append("MetaRouterTransforms")
+        #endif
+        #if canImport(MetaRouterPrivacy)
+        built.append("MetaRouterPrivacy")
+        #endif
+        #if canImport(MetaRouterErrors)
+        built.append("MetaRouterErrors")
+        #endif
+        #if canImport(MetaRouterSignals)
+        built.append("MetaRouterSignals")
+        #endif
+        #if canImport(MetaRouterEntitlements)
+        built.append("MetaRouterEntitlements")
+        #endif
+        #expect(built == [])
+    }
+
+    /// The seed API's session arrives over loopback HTTP, in call order, with the identity,
+    /// advertising ID and tracing the calls set, and a new identity after the reset.
+    @Test func theSeedAPISessionArrivesInOrder() async throws {
+        let collector = try PythonCollector()
+        defer { collector.stop() }
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lean-app-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: storage) }
+
+        let info = await CheckoutSession.run(writeKey: "lean-app-key", host: collector.url, storage: storage)
+
+        let requests = try await collector.requests()
+        #expect(requests.allSatisfy { $0["path"] == "/v1/batch" && $0["status"] == 200 })
+        let events = requests.flatMap { $0["body"]?["batch"]?.arrayValue ?? [] }
+        #expect(events.map { $0["type"]?.stringValue ?? "?" } == ["identify", "track", "screen", "group", "alias", "track", "track"])
+        #expect(events.compactMap { $0["event"]?.stringValue } == ["Order Completed", "Button Tapped", "After Reset"])
+        try #require(events.count == 7)
+        #expect(events[1]["userId"] == "user123")
+        #expect(events[1]["properties"] == ["order_id": "A-1001", "total": 19.99])
+        #expect(events[4]["previousId"] == "user123")
+        #expect(events[5]["userId"] == "user-456")
+        #expect(events[5]["context"]?["device"]?["advertisingId"] == "123E4567-E89B-12D3-A456-426614174000")
+        #expect(events[6]["userId"] == nil)
+        #expect(events[6]["context"]?["device"]?["advertisingId"] == nil)
+        #expect(events[6]["anonymousId"] != events[0]["anonymousId"])
+        #expect(requests.last?["headers"]?["trace"] == "true")
+        #expect(info.queueLength == 0)
+        #expect(info.stats.sent == 7)
+        #expect(info.error == nil)
+    }
+}
+
+/// The root package's test collector (`Tests/MetaRouterDeliveryTests/Fixtures/collector.py`)
+/// on 127.0.0.1.
+private final class PythonCollector: @unchecked Sendable {  // immutable after init
+    let url: URL
+    private let process = Process()
+    private let input = Pipe()
+
+    init() throws {
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tests/MetaRouterDeliveryTests/Fixtures/collector.py")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+        url = URL(string: "http://127.0.0.1:\(String(decoding: line, as: UTF8.self).dropFirst(5))")!
+    }
+
+    func requests() async throws -> [JSON] {
+        let data = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+            URLSession.shared.dataTask(with: url.appendingPathComponent("_control/requests")) { data, _, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
+            }.resume()
+        }
+        return try JSONParser.parse(data)["requests"]?.arrayValue ?? []
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+}

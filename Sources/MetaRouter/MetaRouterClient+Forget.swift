@@ -1,0 +1,68 @@
+import Foundation
+
+/// What ``AnalyticsInterface/forget()`` removed.
+public struct ForgetReport: Sendable, Hashable {
+    /// Queued events removed, from memory and from the disk log (the batch in flight, if any,
+    /// included: its answer is not waited for).
+    public var queuedEvents: Int
+    /// Whether a stored identity (userId, groupId, traits) was removed; a new anonymousId is
+    /// minted either way.
+    public var identity: Bool
+    /// Whether a stored consent state was removed (the initial consent is in force again);
+    /// always `false` without the `Privacy` trait.
+    public var consent: Bool
+    /// Whether super properties were removed; always `false` without the `Privacy` trait.
+    public var superProperties: Bool
+    /// Breadcrumbs removed (0 without the `ErrorCapture` trait).
+    public var breadcrumbs: Int
+    /// Signals removed from the buffer (0 without the `Signals` trait).
+    public var signals: Int
+
+    /// A report.
+    package init(queuedEvents: Int, identity: Bool, consent: Bool, superProperties: Bool, breadcrumbs: Int = 0, signals: Int = 0) {
+        self.queuedEvents = queuedEvents
+        self.identity = identity
+        self.consent = consent
+        self.superProperties = superProperties
+        self.breadcrumbs = breadcrumbs
+        self.signals = signals
+    }
+}
+
+extension MetaRouterClient {
+    /// Wipes this instance's local state, in call order: the queued events (in memory and in
+    /// its disk log), the stored identity, consent, super properties and breadcrumbs. Returns
+    /// what it removed.
+    /// Only the instance's own storage is touched: its log deletes the segment files it
+    /// created, and its key-value store loses the keys the plugins own.
+    package func forget() async -> ForgetReport {
+        let storage = client.configuration.storage
+        let found = await onExecutor { timeline in
+            let queued = timeline.find(IngestionDestination.self)?.uploader?.status().queueLength ?? 0
+            let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
+                .contains { storage.string(forKey: $0) != nil }
+            var report = ForgetReport(queuedEvents: queued, identity: hadIdentity, consent: false, superProperties: false)
+            #if Privacy
+            report.consent = timeline.find(ConsentPlugin.self)?.forget() ?? false
+            report.superProperties = timeline.find(SuperPropertiesPlugin.self)?.clear() ?? false
+            #endif
+            #if ErrorCapture
+            report.breadcrumbs = timeline.find(BreadcrumbsPlugin.self)?.clear() ?? 0
+            #endif
+            #if Signals
+            report.signals = timeline.find(SignalsPlugin.self)?.clear() ?? 0
+            #endif
+            #if Entitlements
+            timeline.find(EntitlementsPlugin.self)?.forget()
+            #endif
+            return report
+        }
+        // In a fork() child nothing is touched: the files are the parent's.
+        guard let report = found else { return ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false) }
+        await resetAndWait()
+        client.logger.info(
+            "sdk.forgotten: \(report.queuedEvents) queued event(s), identity \(report.identity ? "removed" : "none stored"), "
+                + "consent \(report.consent ? "removed" : "none stored"), super properties \(report.superProperties ? "removed" : "none"), \(report.breadcrumbs) breadcrumb(s), \(report.signals) signal(s)")
+        return report
+    }
+}
