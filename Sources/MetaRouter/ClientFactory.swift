@@ -10,7 +10,7 @@ enum ClientFactory {
     /// run, so that starting it — under the registry's lock — runs none.
     enum Prepared {
         case inert(MetaRouterClient)
-        case ready(configuration: Configuration, plugins: [any Plugin], options: InitOptions, pillars: MetaRouterClient.Pillars)
+        indirect case ready(configuration: Configuration, plugins: [any Plugin], options: InitOptions, pillars: MetaRouterClient.Pillars)
 
         /// The instance: the inert one, or a new client whose executor starts configuring the
         /// plugins on its own thread.
