@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "MetaRouterLifecycle", targets: ["MetaRouterLifecycle"]),
         .library(name: "MetaRouterTransforms", targets: ["MetaRouterTransforms"]),
         .library(name: "MetaRouterPrivacy", targets: ["MetaRouterPrivacy"]),
+        .library(name: "MetaRouterTrackingPlan", targets: ["MetaRouterTrackingPlan"]),
         .library(name: "MetaRouterErrors", targets: ["MetaRouterErrors"]),
         .library(name: "MetaRouterSignals", targets: ["MetaRouterSignals"]),
         .library(name: "MetaRouterEntitlements", targets: ["MetaRouterEntitlements"]),
@@ -30,11 +31,12 @@ let package = Package(
     ],
     traits: [
         .trait(name: "Rules", description: "Transform rules, rules without an app update and signal generators in the rule language (MetaRouterTransforms)."),
-        .trait(name: "Privacy", description: "Consent, super properties, PII scrubbing and the tracking plan (MetaRouterPrivacy)."),
+        .trait(name: "Privacy", description: "Consent, super properties and PII scrubbing (MetaRouterPrivacy)."),
+        .trait(name: "TrackingPlan", description: "A tracking plan enforced on the device (MetaRouterTrackingPlan)."),
         .trait(name: "ErrorCapture", description: "captureError, breadcrumbs and crash capture (MetaRouterErrors)."),
         .trait(name: "Signals", description: "Signals: the buffer, broadcasters and event generators that emit feeds (MetaRouterSignals)."),
         .trait(name: "Entitlements", description: "isEntitled, refreshEntitlements and recordPurchase (MetaRouterEntitlements)."),
-        .default(enabledTraits: ["Rules", "Privacy", "ErrorCapture", "Signals", "Entitlements"]),
+        .default(enabledTraits: ["Rules", "Privacy", "TrackingPlan", "ErrorCapture", "Signals", "Entitlements"]),
     ],
     targets: [
         .target(name: "MetaRouterCore", path: "Sources/MetaRouterCore", resources: [.copy("PrivacyInfo.xcprivacy")]),
@@ -49,6 +51,7 @@ let package = Package(
         .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore", "MetaRouterPlatform"], path: "Plugins/Lifecycle"),
         .target(name: "MetaRouterTransforms", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Transforms"),
         .target(name: "MetaRouterPrivacy", dependencies: ["MetaRouterCore"], path: "Plugins/Privacy"),
+        .target(name: "MetaRouterTrackingPlan", dependencies: ["MetaRouterCore"], path: "Plugins/TrackingPlan"),
         .target(name: "MetaRouterErrors", dependencies: ["MetaRouterCore"], path: "Plugins/Errors"),
         .target(name: "MetaRouterSignals", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Signals"),
         .target(name: "MetaRouterEntitlements", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Entitlements"),
@@ -59,6 +62,7 @@ let package = Package(
                 "MetaRouterLifecycle", "MetaRouterPlatform",
                 .target(name: "MetaRouterTransforms", condition: .when(traits: ["Rules"])),
                 .target(name: "MetaRouterPrivacy", condition: .when(traits: ["Privacy"])),
+                .target(name: "MetaRouterTrackingPlan", condition: .when(traits: ["TrackingPlan"])),
                 .target(name: "MetaRouterErrors", condition: .when(traits: ["ErrorCapture"])),
                 .target(name: "MetaRouterSignals", condition: .when(traits: ["Signals"])),
                 .target(name: "MetaRouterEntitlements", condition: .when(traits: ["Entitlements"])),
@@ -80,7 +84,7 @@ let package = Package(
             name: "MetaRouterPluginTests",
             dependencies: [
                 "MetaRouter", "MetaRouterTesting", "MetaRouterIdentity", "MetaRouterContext",
-                "MetaRouterAdvertisingID", "MetaRouterPrivacy", "MetaRouterErrors", "MetaRouterPlatform",
+                "MetaRouterAdvertisingID", "MetaRouterPrivacy", "MetaRouterTrackingPlan", "MetaRouterErrors", "MetaRouterPlatform",
             ],
             path: "Tests/MetaRouterPluginTests",
             exclude: ["Fixtures"]

@@ -2,9 +2,9 @@ import Foundation
 
 /// The seed README's client API. `MetaRouter.Analytics.initialize(with:)` and `.shared`
 /// return it; every method may be called from any thread and returns at once (the `async`
-/// ones wait for the pipeline). The methods of a pillar built as a trait (consent and super
-/// properties, error capture, signals, entitlements) are there when its trait is on, as it is
-/// by default.
+/// ones wait for the pipeline). The methods of a pillar built as a trait (consent, super
+/// properties and PII scrubbing, the tracking plan, error capture, signals, entitlements) are
+/// there when its trait is on, as it is by default.
 public protocol AnalyticsInterface: AnyObject, Sendable {
     /// Records a user action.
     func track(_ event: String, properties: [String: Any]?, options: EventOptions?)
@@ -69,10 +69,12 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func registerSuperPropertyOnce(_ key: String, _ value: Any)
     /// Stops adding a super property.
     func unregisterSuperProperty(_ key: String)
-    /// Replaces the tracking plan for the calls made after this one.
-    func setTrackingPlan(_ plan: TrackingPlan?)
     /// Sets the consent in force for the calls made after this one.
     func setConsent(_ consent: ConsentState)
+    #endif
+    #if TrackingPlan
+    /// Replaces the tracking plan for the calls made after this one.
+    func setTrackingPlan(_ plan: TrackingPlan?)
     #endif
     #if ErrorCapture
     /// Reports a caught error as an `Error Captured` event.

@@ -202,10 +202,12 @@ package final class AnalyticsProxy: AnalyticsInterface {
     }
     /// Unregisters a super property once a client is bound, in call order.
     package func unregisterSuperProperty(_ key: String) { forward { $0.unregisterSuperProperty(key) } }
-    /// Replaces the tracking plan once a client is bound, in call order.
-    package func setTrackingPlan(_ plan: TrackingPlan?) { forward { $0.setTrackingPlan(plan) } }
     /// Sets the consent once a client is bound, in call order.
     package func setConsent(_ consent: ConsentState) { forward { $0.setConsent(consent) } }
+    #endif
+    #if TrackingPlan
+    /// Replaces the tracking plan once a client is bound, in call order.
+    package func setTrackingPlan(_ plan: TrackingPlan?) { forward { $0.setTrackingPlan(plan) } }
     #endif
     #if ErrorCapture
     /// Reports a caught error once a client is bound; the stack is taken now, at the call.

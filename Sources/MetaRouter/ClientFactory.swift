@@ -110,6 +110,8 @@ enum ClientFactory {
         if options.scrubPII || options.debug {
             plugins.append(PIIScrubPlugin(enabled: options.scrubPII, options: options.piiScrubbing))
         }
+        #endif
+        #if TrackingPlan
         if let plan = options.trackingPlan {
             plugins.append(TrackingPlanPlugin(plan: plan, mode: options.trackingPlanMode, onViolation: options.onPlanViolation))
         }

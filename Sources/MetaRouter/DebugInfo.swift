@@ -39,9 +39,11 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     package var tracing: Bool
     /// Input problems reported so far, by code (`missing_event_name`, …; see `InputProblem`).
     public var invalidInput: [String: Int] = [:]
-    #if Privacy
+    #if TrackingPlan
     /// Tracking-plan violations found so far.
     public var planViolations = 0
+    #endif
+    #if Privacy
     /// The consent in force.
     public var consent = ConsentState.granted
     #endif
@@ -83,7 +85,10 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
             "dropped: \(stats.droppedTotal)\(Self.byReason(stats.dropped))", "openDescriptors: \(openDescriptors)",
         ]
         #if Privacy
-        lines += ["consent: analytics \(consent.analytics), errors \(consent.errors)", "planViolations: \(planViolations)"]
+        lines.append("consent: analytics \(consent.analytics), errors \(consent.errors)")
+        #endif
+        #if TrackingPlan
+        lines.append("planViolations: \(planViolations)")
         #endif
         lines.append("invalidInput: \(invalidInput.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")
         if let anonymousId { lines.append("anonymousId: \(anonymousId)") }

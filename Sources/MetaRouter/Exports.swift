@@ -15,6 +15,9 @@
 #if Signals
 @_exported import MetaRouterSignals
 #endif
+#if TrackingPlan
+@_exported import MetaRouterTrackingPlan
+#endif
 #if Rules
 @_exported import MetaRouterTransforms
 #endif

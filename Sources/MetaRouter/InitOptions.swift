@@ -22,8 +22,8 @@ public struct DefaultPlugins: OptionSet, Sendable, Hashable {
 }
 
 /// How to set up a client: the seed README's options, plus what servers and tests need. The
-/// options of a pillar built as a trait (`Privacy`, `ErrorCapture`, `Rules`, `Signals`,
-/// `Entitlements`) are there when its trait is on, as it is by default.
+/// options of a pillar built as a trait (`Privacy`, `TrackingPlan`, `ErrorCapture`, `Rules`,
+/// `Signals`, `Entitlements`) are there when its trait is on, as it is by default.
 public struct InitOptions: Sendable {
     /// The source's write key (required, not empty).
     public var writeKey: String
@@ -95,7 +95,7 @@ public struct InitOptions: Sendable {
     /// ``identityMode`` `.perCall` (a server) sessions are never automatic: one instance serves
     /// many people; `startSession()` / `endSession()` still work.
     public var sessions = SessionOptions()
-    #if Privacy
+    #if TrackingPlan
     /// A tracking plan enforced on the device (none by default): see `Docs/Privacy.md`,
     /// "Tracking plan". `setTrackingPlan(_:)` replaces it at run time.
     public var trackingPlan: TrackingPlan?

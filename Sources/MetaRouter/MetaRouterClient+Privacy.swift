@@ -42,19 +42,6 @@ extension MetaRouterClient {
         client.perform { $0.find(SuperPropertiesPlugin.self)?.unregister(key) }
     }
 
-    /// Replaces the tracking plan (`nil` removes it), in call order: calls made before this one
-    /// are checked against the previous plan, calls made after it against this one.
-    package func setTrackingPlan(_ plan: TrackingPlan?) {
-        let (mode, onViolation) = (options.trackingPlanMode, options.onPlanViolation)
-        client.perform { timeline in
-            if let plugin = timeline.find(TrackingPlanPlugin.self) {
-                plugin.setPlan(plan)
-            } else if let plan {
-                timeline.add(TrackingPlanPlugin(plan: plan, mode: mode, onViolation: onViolation), at: .last)
-            }
-        }
-    }
-
     /// Sets the consent in force for the calls made after this one (and persists it); calls
     /// made before it are unaffected. Without analytics consent, calls are dropped before any
     /// plugin sees them and counted (`getDebugInfo().consentDroppedEvents`).

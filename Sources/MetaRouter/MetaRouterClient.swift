@@ -178,6 +178,8 @@ package final class MetaRouterClient: AnalyticsInterface {
             #if Privacy
             parts.consent = timeline.find(ConsentPlugin.self)?.state ?? .granted
             parts.consentDroppedEvents = timeline.find(ConsentPlugin.self)?.droppedEvents ?? 0
+            #endif
+            #if TrackingPlan
             parts.planViolations = timeline.find(TrackingPlanPlugin.self)?.violationCount ?? 0
             parts.planBlockedEvents = timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0
             #endif
@@ -216,8 +218,10 @@ package final class MetaRouterClient: AnalyticsInterface {
         info.openDescriptors = snapshot.openDescriptors
         info.invalidInput = Dictionary(uniqueKeysWithValues: client.inputProblems.countsByCode.map { ($0.key.rawValue, $0.value) })
         #if Privacy
-        info.planViolations = snapshot.planViolations
         info.consent = snapshot.consent
+        #endif
+        #if TrackingPlan
+        info.planViolations = snapshot.planViolations
         #endif
         #if Rules
         info.remoteRules = snapshot.remoteRules.map { ($0.name, $0.version, $0.source) }
@@ -244,6 +248,8 @@ package final class MetaRouterClient: AnalyticsInterface {
         var planBlockedEvents = 0
         #if Privacy
         var consent = ConsentState.granted
+        #endif
+        #if TrackingPlan
         var planViolations = 0
         #endif
         #if Rules

@@ -3,7 +3,7 @@ import MetaRouter
 import MetaRouterTesting
 import Testing
 
-@testable import MetaRouterPrivacy
+@testable import MetaRouterTrackingPlan
 
 /// The tracking plan's JSON Schema subset agrees with a reference validator
 /// (python-jsonschema's Draft7Validator) on every case of `Fixtures/plan_cases.json`: each

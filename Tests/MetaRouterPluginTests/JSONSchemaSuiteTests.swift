@@ -3,7 +3,7 @@ import MetaRouterCore
 import MetaRouterTesting
 import Testing
 
-@testable import MetaRouterPrivacy
+@testable import MetaRouterTrackingPlan
 
 /// The tracking plan's JSON Schema subset against the official JSON Schema Test Suite
 /// (json-schema-org/JSON-Schema-Test-Suite, `tests/draft7`, commit

@@ -17,6 +17,9 @@ import FoundationNetworking
         #if canImport(MetaRouterPrivacy)
         built.append("MetaRouterPrivacy")
         #endif
+        #if canImport(MetaRouterTrackingPlan)
+        built.append("MetaRouterTrackingPlan")
+        #endif
         #if canImport(MetaRouterErrors)
         built.append("MetaRouterErrors")
         #endif
