@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "MetaRouter", path: ".."),
+        .package(path: "../Samples/CollectorProcess"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -15,6 +16,7 @@ let package = Package(
             name: "MetaRouterBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "CollectorProcess", package: "CollectorProcess"),
                 .product(name: "MetaRouter", package: "MetaRouter"),
                 .product(name: "MetaRouterCore", package: "MetaRouter"),
                 .product(name: "MetaRouterDelivery", package: "MetaRouter"),

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// Worked plugin examples: enrichment plugins an app team composes, and a destination an
@@ -6,12 +6,15 @@ import PackageDescription
 let package = Package(
     name: "CustomPlugins",
     platforms: [.macOS(.v13)],
-    dependencies: [.package(name: "MetaRouter", path: "../..")],
+    dependencies: [.package(name: "MetaRouter", path: "../.."), .package(path: "../CollectorProcess")],
     targets: [
         .target(name: "CustomPlugins", dependencies: [.product(name: "MetaRouter", package: "MetaRouter")]),
         .testTarget(
             name: "CustomPluginsTests",
-            dependencies: ["CustomPlugins", .product(name: "MetaRouterTesting", package: "MetaRouter")]
+            dependencies: [
+                "CustomPlugins", .product(name: "MetaRouterTesting", package: "MetaRouter"),
+                .product(name: "CollectorProcess", package: "CollectorProcess"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,10 +7,13 @@ import PackageDescription
 let package = Package(
     name: "LeanApp",
     platforms: [.macOS(.v13)],
-    dependencies: [.package(name: "MetaRouter", path: "../..", traits: [])],
+    dependencies: [
+        .package(name: "MetaRouter", path: "../..", traits: []),
+        .package(path: "../CollectorProcess"),
+    ],
     targets: [
         .target(name: "LeanApp", dependencies: [.product(name: "MetaRouter", package: "MetaRouter")]),
-        .testTarget(name: "LeanAppTests", dependencies: ["LeanApp"]),
+        .testTarget(name: "LeanAppTests", dependencies: ["LeanApp", .product(name: "CollectorProcess", package: "CollectorProcess")]),
     ],
     swiftLanguageModes: [.v6]
 )

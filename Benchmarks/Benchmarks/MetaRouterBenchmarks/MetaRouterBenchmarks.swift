@@ -1,4 +1,5 @@
 @preconcurrency import Benchmark
+import CollectorProcess
 import Foundation
 @_spi(Benchmarks) import MetaRouter
 import MetaRouterCore
@@ -345,7 +346,7 @@ private func delivery(toNativeCollector native: Bool, gzip: Bool) {
             guard let started = try? NativeCollector() else { return }
             collector = (started.url, started.stop)
         } else {
-            guard let started = try? LoopbackCollector() else { return }
+            guard let started = try? PythonCollector() else { return }
             collector = (started.url, started.stop)
         }
         defer { collector.stop() }

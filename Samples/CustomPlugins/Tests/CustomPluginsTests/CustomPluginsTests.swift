@@ -1,12 +1,9 @@
+import CollectorProcess
 import CustomPlugins
 import Foundation
 import MetaRouter
 import MetaRouterTesting
 import Testing
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 private let idfa = "123E4567-E89B-12D3-A456-426614174000"
 
@@ -56,45 +53,6 @@ private final class AdvertisingIdStamp: Plugin {
         #expect(capture.events.compactMap(\.event) == ["Analytics Only", "Everything"])
         #expect(capture.events[0].context["device"]?["advertisingId"] == nil)
         #expect(capture.events[1].context["device"]?["advertisingId"] == .string(idfa))
-    }
-}
-
-/// The test suite's Python collector on 127.0.0.1.
-private final class PythonCollector: @unchecked Sendable {  // immutable after init
-    let url: URL
-    private let process = Process()
-    private let input = Pipe()
-
-    init() throws {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Tests/MetaRouterDeliveryTests/Fixtures/collector.py")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
-        url = URL(string: "http://127.0.0.1:\(String(decoding: line, as: UTF8.self).dropFirst(5))")!
-    }
-
-    func requests() async throws -> [JSON] {
-        let data = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-            URLSession.shared.dataTask(with: url.appendingPathComponent("_control/requests")) { data, _, error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
-            }.resume()
-        }
-        return try JSONParser.parse(data)["requests"]?.arrayValue ?? []
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
     }
 }
 

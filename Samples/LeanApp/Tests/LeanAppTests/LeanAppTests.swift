@@ -1,11 +1,8 @@
+import CollectorProcess
 import Foundation
 import LeanApp
 import MetaRouter
 import Testing
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 @Suite struct LeanAppTests {
     /// The traits are off: none of the pillar modules was built for this package.
@@ -60,45 +57,5 @@ import FoundationNetworking
         #expect(info.queueLength == 0)
         #expect(info.stats.sent == 7)
         #expect(info.error == nil)
-    }
-}
-
-/// The root package's test collector (`Tests/MetaRouterDeliveryTests/Fixtures/collector.py`)
-/// on 127.0.0.1.
-private final class PythonCollector: @unchecked Sendable {  // immutable after init
-    let url: URL
-    private let process = Process()
-    private let input = Pipe()
-
-    init() throws {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Tests/MetaRouterDeliveryTests/Fixtures/collector.py")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
-        url = URL(string: "http://127.0.0.1:\(String(decoding: line, as: UTF8.self).dropFirst(5))")!
-    }
-
-    func requests() async throws -> [JSON] {
-        let data = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-            URLSession.shared.dataTask(with: url.appendingPathComponent("_control/requests")) { data, _, error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
-            }.resume()
-        }
-        return try JSONParser.parse(data)["requests"]?.arrayValue ?? []
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
     }
 }
