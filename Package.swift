@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "MetaRouterPrivacy", targets: ["MetaRouterPrivacy"]),
         .library(name: "MetaRouterTrackingPlan", targets: ["MetaRouterTrackingPlan"]),
         .library(name: "MetaRouterErrors", targets: ["MetaRouterErrors"]),
+        .library(name: "MetaRouterCrashes", targets: ["MetaRouterCrashes"]),
         .library(name: "MetaRouterSignals", targets: ["MetaRouterSignals"]),
         .library(name: "MetaRouterEntitlements", targets: ["MetaRouterEntitlements"]),
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
@@ -33,10 +34,13 @@ let package = Package(
         .trait(name: "Rules", description: "Transform rules, rules without an app update and signal generators in the rule language (MetaRouterTransforms)."),
         .trait(name: "Privacy", description: "Consent, super properties and PII scrubbing (MetaRouterPrivacy)."),
         .trait(name: "TrackingPlan", description: "A tracking plan enforced on the device (MetaRouterTrackingPlan)."),
-        .trait(name: "ErrorCapture", description: "captureError, breadcrumbs and crash capture (MetaRouterErrors)."),
+        .trait(name: "ErrorCapture", description: "captureError and breadcrumbs (MetaRouterErrors)."),
+        .trait(
+            name: "CrashCapture", description: "Crash records sent at the next start (MetaRouterCrashes); turns ErrorCapture on.",
+            enabledTraits: ["ErrorCapture"]),
         .trait(name: "Signals", description: "Signals: the buffer, broadcasters and event generators that emit feeds (MetaRouterSignals)."),
         .trait(name: "Entitlements", description: "isEntitled, refreshEntitlements and recordPurchase (MetaRouterEntitlements)."),
-        .default(enabledTraits: ["Rules", "Privacy", "TrackingPlan", "ErrorCapture", "Signals", "Entitlements"]),
+        .default(enabledTraits: ["Rules", "Privacy", "TrackingPlan", "ErrorCapture", "CrashCapture", "Signals", "Entitlements"]),
     ],
     targets: [
         .target(name: "MetaRouterCore", path: "Sources/MetaRouterCore", resources: [.copy("PrivacyInfo.xcprivacy")]),
@@ -53,6 +57,7 @@ let package = Package(
         .target(name: "MetaRouterPrivacy", dependencies: ["MetaRouterCore"], path: "Plugins/Privacy"),
         .target(name: "MetaRouterTrackingPlan", dependencies: ["MetaRouterCore"], path: "Plugins/TrackingPlan"),
         .target(name: "MetaRouterErrors", dependencies: ["MetaRouterCore"], path: "Plugins/Errors"),
+        .target(name: "MetaRouterCrashes", dependencies: ["MetaRouterCore", "MetaRouterErrors"], path: "Plugins/Crashes"),
         .target(name: "MetaRouterSignals", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Signals"),
         .target(name: "MetaRouterEntitlements", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Entitlements"),
         .target(
@@ -64,6 +69,7 @@ let package = Package(
                 .target(name: "MetaRouterPrivacy", condition: .when(traits: ["Privacy"])),
                 .target(name: "MetaRouterTrackingPlan", condition: .when(traits: ["TrackingPlan"])),
                 .target(name: "MetaRouterErrors", condition: .when(traits: ["ErrorCapture"])),
+                .target(name: "MetaRouterCrashes", condition: .when(traits: ["CrashCapture"])),
                 .target(name: "MetaRouterSignals", condition: .when(traits: ["Signals"])),
                 .target(name: "MetaRouterEntitlements", condition: .when(traits: ["Entitlements"])),
             ],
@@ -84,7 +90,8 @@ let package = Package(
             name: "MetaRouterPluginTests",
             dependencies: [
                 "MetaRouter", "MetaRouterTesting", "MetaRouterIdentity", "MetaRouterContext",
-                "MetaRouterAdvertisingID", "MetaRouterPrivacy", "MetaRouterTrackingPlan", "MetaRouterErrors", "MetaRouterPlatform",
+                "MetaRouterAdvertisingID", "MetaRouterPrivacy", "MetaRouterTrackingPlan", "MetaRouterErrors", "MetaRouterCrashes",
+                "MetaRouterPlatform",
             ],
             path: "Tests/MetaRouterPluginTests",
             exclude: ["Fixtures"]

@@ -1,4 +1,4 @@
-#if Privacy && ErrorCapture
+#if Privacy && CrashCapture
 import Foundation
 import MetaRouterAdvertisingID
 

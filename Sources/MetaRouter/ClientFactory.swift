@@ -32,7 +32,7 @@ enum ClientFactory {
                     NetworkSignals.send(to: instance.client, options: network)
                 }
                 #endif
-                #if ErrorCapture
+                #if CrashCapture
                 if options.captureCrashes {
                     // On the calling thread (usually the main one): its alternate signal stack
                     // is what lets a stack overflow there be reported.
@@ -122,6 +122,8 @@ enum ClientFactory {
         #if ErrorCapture
         plugins.append(BreadcrumbsPlugin(capacity: options.breadcrumbCapacity))
         plugins.append(ErrorCapturePlugin(options: options.errorCapture))
+        #endif
+        #if CrashCapture
         if options.captureCrashes {
             plugins.append(CrashReportPlugin(directory: directory.appendingPathComponent("crash", isDirectory: true), breadcrumbCapacity: options.breadcrumbCapacity))
         }

@@ -9,6 +9,9 @@
 #if ErrorCapture
 @_exported import MetaRouterErrors
 #endif
+#if CrashCapture
+@_exported import MetaRouterCrashes
+#endif
 #if Privacy
 @_exported import MetaRouterPrivacy
 #endif

@@ -22,8 +22,9 @@ public struct DefaultPlugins: OptionSet, Sendable, Hashable {
 }
 
 /// How to set up a client: the seed README's options, plus what servers and tests need. The
-/// options of a pillar built as a trait (`Privacy`, `TrackingPlan`, `ErrorCapture`, `Rules`,
-/// `Signals`, `Entitlements`) are there when its trait is on, as it is by default.
+/// options of a pillar built as a trait (`Privacy`, `TrackingPlan`, `ErrorCapture`,
+/// `CrashCapture`, `Rules`, `Signals`, `Entitlements`) are there when its trait is on, as it is
+/// by default.
 public struct InitOptions: Sendable {
     /// The source's write key (required, not empty).
     public var writeKey: String
@@ -127,11 +128,13 @@ public struct InitOptions: Sendable {
     /// and then the instance holds no entitlement state and makes no entitlement request.
     public var entitlements: EntitlementOptions?
     #endif
-    #if ErrorCapture
+    #if CrashCapture
     /// Report crashes (off by default): signal handlers, chained to those installed before,
     /// write a record that the next start sends as an `Application Crashed` event with the
     /// breadcrumbs of the moment; see `Docs/ErrorCapture.md`.
     public var captureCrashes = false
+    #endif
+    #if ErrorCapture
     /// Limits and the `beforeSendError` hook of `captureError(_:)`.
     public var errorCapture = ErrorCaptureOptions()
     #endif

@@ -39,34 +39,5 @@ extension MetaRouterClient {
             _ = timeline.process(event)
         }
     }
-
-    /// Turns the crash records earlier runs left into `Application Crashed` events, in crash
-    /// order, through the whole timeline (the errors consent channel as it is now, then
-    /// `beforeSendError`). A record is removed one executor turn later, once the log has
-    /// written the event (the destination's commit is prompt work): a start killed before that
-    /// reads the record again and sends the same `messageId`.
-    func deliverCrashReports() {
-        client.perform { [client] timeline in
-            guard let crashes = timeline.find(CrashReportPlugin.self) else { return }
-            timeline.find(BreadcrumbsPlugin.self)?.crashSlots = crashes.slots
-            for (file, report) in crashes.pendingReports() {
-                guard let report else {
-                    client.logger.warning("sdk.crash_record_unreadable: \(file.lastPathComponent) is not a whole crash record; removed")
-                    crashes.finish(file)
-                    continue
-                }
-                #if Privacy
-                if let consent = timeline.find(ConsentPlugin.self), !consent.state.errors {
-                    crashes.finish(file)
-                    continue
-                }
-                #endif
-                if let plugin = timeline.find(ErrorCapturePlugin.self), let event = plugin.event(forCrash: report, frames: report.symbolicatedFrames()) {
-                    _ = timeline.process(event)
-                }
-                client.perform { timeline in timeline.find(CrashReportPlugin.self)?.finish(file) }
-            }
-        }
-    }
 }
 #endif

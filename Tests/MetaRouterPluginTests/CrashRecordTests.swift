@@ -2,6 +2,7 @@ import Foundation
 import MetaRouterCore
 import Testing
 
+@testable import MetaRouterCrashes
 @testable import MetaRouterErrors
 
 /// The parts of crash capture that run outside the signal handler: the image table, the

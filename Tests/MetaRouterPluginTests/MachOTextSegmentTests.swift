@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MetaRouterErrors
+@testable import MetaRouterCrashes
 
 /// The Mach-O walk behind the Apple image table, on images laid out here: the `__TEXT` range
 /// is found past other commands, and damaged headers give nothing rather than a read past the

@@ -20,6 +20,9 @@ import Testing
         #if canImport(MetaRouterErrors)
         built.append("MetaRouterErrors")
         #endif
+        #if canImport(MetaRouterCrashes)
+        built.append("MetaRouterCrashes")
+        #endif
         #if canImport(MetaRouterSignals)
         built.append("MetaRouterSignals")
         #endif

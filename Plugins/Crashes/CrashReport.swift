@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import MetaRouterErrors
 
 /// A crash record read back at the next start.
 package struct CrashReport: Sendable, Hashable {

@@ -15,14 +15,16 @@ import MetaRouterCore
 /// Confined to the executor; the memory is kept for the process's lifetime (a crash may read
 /// it at any moment) and reused by a later instance.
 package final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only on the executor; read by the signal handler as plain bytes
-    static let slotSize = 512
+    /// Bytes per slot, its header included.
+    package static let slotSize = 512
     static let headerSize = 16
     static let maximumSlots = 100
     private static let pool = Locked<[UInt]>([])  // addresses of memory given back
 
     /// Slots in the ring.
     package let count: Int
-    let memory: UnsafeMutableRawPointer
+    /// The slots' bytes, which the crash handler copies into the record as they are.
+    package let memory: UnsafeMutableRawPointer
     // Confined to the executor, so the runtime's check of each access (a quarter of adding a
     // breadcrumb) guards nothing.
     @exclusivity(unchecked) private var added: UInt64 = 0
@@ -31,7 +33,7 @@ package final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only
     @exclusivity(unchecked) private var recycled = false
 
     /// `count` slots (at most 100), all empty.
-    init(count: Int) {
+    package init(count: Int) {
         self.count = min(max(1, count), Self.maximumSlots)
         let byteCount = Self.maximumSlots * Self.slotSize
         memory = Self.pool.withLock { $0.popLast() }.flatMap(UnsafeMutableRawPointer.init(bitPattern:)) ?? UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
@@ -39,7 +41,7 @@ package final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only
     }
 
     /// Hands the memory to the next instance; the handler must no longer name it.
-    func recycle() {
+    package func recycle() {
         guard !recycled else { return }
         recycled = true
         Self.pool.withLock { $0.append(UInt(bitPattern: memory)) }
@@ -103,7 +105,7 @@ package final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only
     }
 
     /// The breadcrumbs in a record's slot bytes, oldest first; torn or malformed slots skipped.
-    static func decode(_ bytes: ArraySlice<UInt8>, count: Int, slotSize: Int) -> [Breadcrumb] {
+    package static func decode(_ bytes: ArraySlice<UInt8>, count: Int, slotSize: Int) -> [Breadcrumb] {
         guard slotSize > headerSize, slotSize <= 65_536, count >= 0, count <= maximumSlots else { return [] }
         var found: [(UInt64, Breadcrumb)] = []
         for index in 0..<count {

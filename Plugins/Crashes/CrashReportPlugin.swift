@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import MetaRouterCore
+import MetaRouterErrors
 
 /// Crash capture for one instance (`captureCrashes`). When it joins the timeline it installs
 /// the process-wide ``CrashSignalHandler`` (once), sets aside the record the previous run left

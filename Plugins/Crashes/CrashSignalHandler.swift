@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import MetaRouterErrors
 
 /// The process-wide crash handler: catches SIGSEGV, SIGBUS, SIGILL, SIGTRAP (Swift's runtime
 /// traps), SIGABRT and SIGFPE on an alternate signal stack, writes one record per registered
