@@ -24,11 +24,11 @@ enum ClientFactory {
                 #if Signals
                 if var network = options.signals?.network {
                     // The SDK's own requests never become signals.
-                    var own = [options.hostURL].compactMap { $0 }
+                    var own = [options.hostURL]
                     #if Rules
-                    own += [options.remoteRules?.url].compactMap { $0 }
+                    own.append(options.remoteRules?.url)
                     #endif
-                    network.ownHosts.formUnion(own.compactMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } })
+                    network.ownHosts.formUnion(own.compactMap { $0 }.compactMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } })
                     NetworkSignals.send(to: instance.client, options: network)
                 }
                 #endif

@@ -4,7 +4,8 @@ import LeanApp
 import MetaRouter
 import Testing
 
-@Suite struct LeanAppTests {
+// Serialized: both sessions use `MetaRouter.Analytics`, whose registry is the process's.
+@Suite(.serialized) struct LeanAppTests {
     /// The traits are off: none of the pillar modules was built for this package.
     @Test func noPillarModuleIsBuilt() {
         var built: [String] = []
@@ -60,5 +61,27 @@ import Testing
         #expect(info.queueLength == 0)
         #expect(info.stats.sent == 7)
         #expect(info.error == nil)
+    }
+
+    /// `forget()` is part of the seed API's build: it wipes the queue and the stored identity,
+    /// and reports the pillars that are not built as having held nothing.
+    @Test func forgetWipesTheQueueAndIdentityWithoutThePillars() async throws {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lean-app-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: storage) }
+        var options = InitOptions(writeKey: "lean-app-forget", ingestionHost: "http://127.0.0.1:9")
+        options.storageDirectory = storage
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        let before = await analytics.getAnonymousId()
+        analytics.identify("user-9")
+        analytics.track("Queued")
+
+        let report = await analytics.forget()
+
+        #expect(report.queuedEvents == 2)
+        #expect(report.identity)
+        #expect(!report.consent && !report.superProperties && report.breadcrumbs == 0 && report.signals == 0)
+        #expect(await analytics.getAnonymousId() != before)
+        #expect(await analytics.getDebugInfo().queueLength == 0)
+        await analytics.shutdown()
     }
 }
