@@ -36,8 +36,8 @@ let package = Package(
         .target(
             name: "MetaRouterMetrics",
             dependencies: [
-                .product(name: "MetaRouter", package: "MetaRouter"), .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "MetaRouterServiceLifecycle", .product(name: "MetaRouter", package: "MetaRouter"),
+                .product(name: "Metrics", package: "swift-metrics"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .target(
             name: "MetaRouterServiceLifecycle",

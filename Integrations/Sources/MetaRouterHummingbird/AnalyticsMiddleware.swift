@@ -8,7 +8,8 @@ import MetaRouterTracing
 /// tenant's instance (from an `AnalyticsTenants`) bound to the request's identity, which the
 /// app resolves with its own closures. Given an `instrument` (`InstrumentationSystem.instrument`
 /// once a tracer is bootstrapped), each event carries the request's trace context
-/// (`context.trace`). It does no I/O and never waits: the handler runs at once.
+/// (`context.trace`). It does no I/O and never waits for delivery; a tenant the tenants' policy
+/// refuses gives a `request.analytics` that drops its calls, and the handler runs as usual.
 public struct AnalyticsMiddleware<Context: RequestContext>: RouterMiddleware {
     private let tenants: AnalyticsTenants
     private let tenant: @Sendable (Request, Context) -> String
@@ -35,8 +36,7 @@ public struct AnalyticsMiddleware<Context: RequestContext>: RouterMiddleware {
         } else {
             decorate = { $0 }
         }
-        let bound = RequestAnalytics(
-            analytics: tenants.instance(for: tenant(request, context)), identity: identity(request, context), decorate: decorate)
+        let bound = await tenants.requestAnalytics(for: tenant(request, context), identity: identity(request, context), decorate: decorate)
         return try await BoundAnalytics.$current.withValue(bound) { try await next(request, context) }
     }
 }

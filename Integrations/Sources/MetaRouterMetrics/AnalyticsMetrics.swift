@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouter
+import MetaRouterServiceLifecycle
 import Metrics
 import ServiceLifecycle
 import Synchronization
@@ -11,11 +12,18 @@ import Synchronization
 /// - `metarouter_events_accepted_total`, `metarouter_events_delivered_total`,
 ///   `metarouter_events_retried_total`, `metarouter_events_dropped_total` (with `reason`);
 /// - gauges `metarouter_queue_depth`, `metarouter_queue_capacity`, `metarouter_breaker_state`
-///   (0 closed, 1 half-open, 2 open) and `metarouter_request_in_flight` (0 or 1).
+///   (0 closed, 1 half-open, 2 open) and `metarouter_request_in_flight` (0 or 1);
+/// - given an `AnalyticsTenants`, `metarouter_tenant_refused_total` (with `reason`:
+///   `unknown_key`, `malformed_key`, `draining`), `metarouter_tenant_events_dropped_total` (the
+///   refused requests' events) and the gauge `metarouter_tenants_live`.
+///
+/// An instance that restarted (a tenant evicted and admitted again) counts from zero; its
+/// counters go on from where they were.
 public final class AnalyticsMetrics: Service {
     /// Seconds between readings.
     public let interval: TimeInterval
     private let source: @Sendable () -> [(writeKey: String, analytics: any AnalyticsInterface)]
+    private let tenants: AnalyticsTenants?
     private let factory: any MetricsFactory
     private let last = LastReadings()
 
@@ -28,17 +36,29 @@ public final class AnalyticsMetrics: Service {
         self.interval = max(0.1, interval)
         self.factory = factory
         self.source = source
+        self.tenants = nil
+    }
+
+    /// Reads `tenants`' live instances and its refusals every `interval` seconds once
+    /// ``run()`` runs, into `factory` (the bootstrapped one by default).
+    public init(tenants: AnalyticsTenants, interval: TimeInterval = 10, factory: any MetricsFactory = MetricsSystem.factory) {
+        self.interval = max(0.1, interval)
+        self.factory = factory
+        self.source = { tenants.instances }
+        self.tenants = tenants
     }
 
     /// Reads every instance once and updates the metrics.
     public func collect() async {
+        if let tenants { collectRefusals(tenants) }
         for (writeKey, analytics) in source() {
             let info = await analytics.getDebugInfo()
             let tenant = [("tenant", info.writeKey.isEmpty ? "unknown" : info.writeKey)]
             let now = Reading(
                 accepted: info.stats.enqueued, delivered: info.stats.sent, retried: info.stats.retries,
                 dropped: Dictionary(uniqueKeysWithValues: info.stats.dropped.map { ($0.key.rawValue, $0.value) }))
-            let before = last.swap(now, for: writeKey)
+            var before = last.swap(now, for: writeKey)
+            if now.accepted < before.accepted || now.delivered < before.delivered { before = Reading() }
             Counter(label: "metarouter_events_accepted_total", dimensions: tenant, factory: factory).increment(by: max(0, now.accepted - before.accepted))
             Counter(label: "metarouter_events_delivered_total", dimensions: tenant, factory: factory).increment(by: max(0, now.delivered - before.delivered))
             Counter(label: "metarouter_events_retried_total", dimensions: tenant, factory: factory).increment(by: max(0, now.retried - before.retried))
@@ -57,6 +77,19 @@ public final class AnalyticsMetrics: Service {
             Gauge(label: "metarouter_breaker_state", dimensions: tenant, factory: factory).record(breaker)
             Gauge(label: "metarouter_request_in_flight", dimensions: tenant, factory: factory).record(info.flushInFlight ? 1 : 0)
         }
+    }
+
+    private func collectRefusals(_ tenants: AnalyticsTenants) {
+        var now = Reading()
+        now.accepted = tenants.droppedEvents
+        now.dropped = Dictionary(uniqueKeysWithValues: tenants.refusalCounts.map { ($0.key.description, $0.value) })
+        let before = last.swap(now, for: "")
+        Counter(label: "metarouter_tenant_events_dropped_total", factory: factory).increment(by: max(0, now.accepted - before.accepted))
+        for (reason, count) in now.dropped where count > before.dropped[reason, default: 0] {
+            Counter(label: "metarouter_tenant_refused_total", dimensions: [("reason", reason)], factory: factory)
+                .increment(by: count - before.dropped[reason, default: 0])
+        }
+        Gauge(label: "metarouter_tenants_live", factory: factory).record(tenants.instances.count)
     }
 
     /// Reads every ``interval`` seconds until graceful shutdown (in a `ServiceGroup`) or until

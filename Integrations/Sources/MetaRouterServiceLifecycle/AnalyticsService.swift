@@ -3,10 +3,11 @@ import Logging
 import MetaRouter
 import ServiceLifecycle
 
-/// The tenants' analytics as a `Service` of a `ServiceGroup`: it creates the known tenants'
-/// instances, runs until graceful shutdown (the group handles SIGTERM and SIGINT, not the
-/// SDK), then drains every instance within ``drainTimeout`` seconds — what is not delivered by
-/// then stays in the tenants' disk logs for the next start. Put it before the HTTP server in
+/// The tenants' analytics as a `Service` of a `ServiceGroup`: it starts the tenants (the known
+/// ones, and those whose disk logs kept events), shuts idle tenants down while it runs, and at
+/// graceful shutdown (the group handles SIGTERM and SIGINT, not the SDK) drains every instance
+/// within ``drainTimeout`` seconds — what is not delivered by then stays in the tenants' disk
+/// logs for the next start. Put it before the HTTP server in
 /// the group's list: the group shuts services down in reverse order, so requests stop first.
 public struct AnalyticsService: Service {
     /// The tenants this service owns.
@@ -23,10 +24,17 @@ public struct AnalyticsService: Service {
         self.logger = logger
     }
 
-    /// Runs until graceful shutdown, then drains.
+    /// Runs until graceful shutdown, evicting idle tenants every quarter of
+    /// ``TenantLimits/idleSeconds`` (once a minute at most), then drains.
     public func run() async throws {
-        tenants.start()
-        try? await gracefulShutdown()
+        await tenants.start()
+        let sweep = max(1, min(60, tenants.limits.idleSeconds / 4))
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(sweep * 1_000_000_000))
+                tenants.evictIdle()
+            }
+        }
         let started = ContinuousClock.now
         let complete = await tenants.drain(timeout: drainTimeout)
         logger?.info(

@@ -2,12 +2,14 @@ import Instrumentation
 import MetaRouter
 import MetaRouterServiceLifecycle
 import MetaRouterTracing
+import Synchronization
 import Vapor
 
 /// Vapor middleware that gives every route behind it `request.analytics`: the tenant's
 /// instance (from an `AnalyticsTenants`) bound to the request's identity, which the app resolves
 /// with its own closures. Given an `instrument`, each event carries the request's trace context
-/// (`context.trace`). No I/O and no waiting: the responder runs at once.
+/// (`context.trace`). No I/O and no waiting for delivery; a tenant the tenants' policy refuses
+/// gives a `request.analytics` that drops its calls, and the responder runs as usual.
 public struct VaporAnalyticsMiddleware: AsyncMiddleware {
     private let tenants: AnalyticsTenants
     private let tenant: @Sendable (Request) -> String
@@ -34,15 +36,16 @@ public struct VaporAnalyticsMiddleware: AsyncMiddleware {
         } else {
             decorate = { $0 }
         }
-        request.storage[BoundAnalyticsKey.self] = RequestAnalytics(
-            analytics: tenants.instance(for: tenant(request)), identity: identity(request), decorate: decorate)
+        request.storage[BoundAnalyticsKey.self] = await tenants.requestAnalytics(
+            for: tenant(request), identity: identity(request), decorate: decorate)
         return try await next.respond(to: request)
     }
 }
 
-/// Starts the known tenants with the application and drains every tenant when it shuts down
-/// (Vapor handles SIGTERM and SIGINT): add it to `app.lifecycle`.
-public struct VaporAnalyticsLifecycle: LifecycleHandler {
+/// Starts the tenants with the application, shuts idle ones down while it runs, and drains
+/// every tenant when it shuts down (Vapor handles SIGTERM and SIGINT): add it to
+/// `app.lifecycle`.
+public final class VaporAnalyticsLifecycle: LifecycleHandler {
     /// The tenants it owns.
     public let tenants: AnalyticsTenants
     /// Seconds the drain may take (8 by default).
@@ -54,15 +57,28 @@ public struct VaporAnalyticsLifecycle: LifecycleHandler {
         self.drainTimeout = drainTimeout
     }
 
-    /// Creates the known tenants' instances.
+    /// Starts the tenants and the idle sweep.
     public func didBootAsync(_ application: Application) async throws {
-        tenants.start()
+        await tenants.start()
+        let tenants = self.tenants
+        let sweep = max(1, min(60, tenants.limits.idleSeconds / 4))
+        sweeper.withLock {
+            $0 = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: UInt64(sweep * 1_000_000_000))
+                    tenants.evictIdle()
+                }
+            }
+        }
     }
 
-    /// Delivers or persists every tenant's queue.
+    /// Stops the sweep and delivers or persists every tenant's queue.
     public func shutdownAsync(_ application: Application) async {
+        sweeper.withLock { $0?.cancel() }
         await tenants.drain(timeout: drainTimeout)
     }
+
+    private let sweeper = Mutex<Task<Void, Never>?>(nil)
 }
 
 struct BoundAnalyticsKey: StorageKey {

@@ -30,8 +30,9 @@ import Testing
         let tracer = FixedTraceInstrument()
         let ports = AsyncStream<Int>.makeStream()
 
-        // ---- the app's setup: 19 lines ----
-        let tenants = AnalyticsTenants(known: ["tenant-a-key-0001"]) { writeKey in
+        // ---- the app's setup: 20 lines ----
+        let customers: Set<String> = ["tenant-a-key-0001", "tenant-b-key-0002"]  // the app's own records
+        let tenants = AnalyticsTenants(policy: .resolver { customers.contains($0) }, known: ["tenant-a-key-0001"], logger: logger) { writeKey in
             var options = InitOptions(writeKey: writeKey, ingestionHost: ingestion.baseURL.absoluteString)
             options.storageDirectory = directory.url.appendingPathComponent(InitOptions.storageName(for: writeKey))
             options.identityMode = .perCall
@@ -50,7 +51,7 @@ import Testing
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) })
         // Stopped in reverse order: the server first, then the drain, then a last metrics reading.
-        let services: [any Service] = [AnalyticsMetrics(factory: metrics) { tenants.instances }, AnalyticsService(tenants: tenants), app]
+        let services: [any Service] = [AnalyticsMetrics(tenants: tenants, factory: metrics), AnalyticsService(tenants: tenants), app]
         // ---- end of the setup ----
 
         let group = ServiceGroup(services: services, logger: logger)

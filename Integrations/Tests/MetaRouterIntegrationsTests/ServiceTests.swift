@@ -9,7 +9,7 @@ import Testing
 
 /// The tenants' analytics in a `ServiceGroup`: known tenants start with the service, others on
 /// first use; graceful shutdown (what SIGTERM triggers in the group) drains every queue, and
-/// requests after it get an instance that drops calls. The metrics read the same instances.
+/// requests after it are refused, their calls dropped. The metrics read the same instances.
 @Suite struct ServiceTests {
     /// Runs until the group's graceful shutdown, as an HTTP server would.
     struct Idle: Service {
@@ -20,21 +20,21 @@ import Testing
         let server = try await TestServer.start()
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let tenants = AnalyticsTenants(known: ["tenant-known-0001"]) { writeKey in
+        let tenants = AnalyticsTenants(policy: .allowList(["tenant-known-0001", "tenant-other-0002"]), known: ["tenant-known-0001"]) { writeKey in
             var options = InitOptions(writeKey: writeKey, ingestionHost: server.baseURL.absoluteString, flushIntervalSeconds: 3600)
             options.storageDirectory = directory.url.appendingPathComponent(InitOptions.storageName(for: writeKey))
             options.identityMode = .perCall
             return options
         }
         let metrics = TestMetrics()
-        let collector = AnalyticsMetrics(interval: 3600, factory: metrics) { tenants.instances }
+        let collector = AnalyticsMetrics(tenants: tenants, interval: 3600, factory: metrics)
         let group = ServiceGroup(
             services: [AnalyticsService(tenants: tenants, drainTimeout: 10), Idle()], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let running = Task { try await group.run() }
         #expect(await eventually { tenants.instances.count == 1 })
 
         for index in 0..<100 {
-            tenants.instance(for: index.isMultiple(of: 2) ? "tenant-known-0001" : "tenant-other-0002")
+            try await tenants.instance(for: index.isMultiple(of: 2) ? "tenant-known-0001" : "tenant-other-0002")
                 .track("Checkout \(index)", properties: nil, options: EventOptions(userId: "user-\(index)"))
         }
         #expect(await eventually {
@@ -45,9 +45,10 @@ import Testing
         try await running.value
 
         #expect(Set(server.accepted) == Set((0..<100).map { "Checkout \($0)" }))
-        let late = tenants.instance(for: "tenant-late-0003")
-        late.track("After the drain", properties: nil, options: EventOptions(userId: "late"))
-        #expect(await late.getDebugInfo().error != nil)
+        await #expect(throws: TenantRefusal.draining) { try await tenants.instance(for: "tenant-known-0001") }
+        let late = await tenants.requestAnalytics(for: "tenant-other-0002", identity: RequestIdentity(userId: "late"))
+        late.track("After the drain")
+        #expect(late.refusal == .draining && tenants.droppedEvents == 1)
         #expect(!server.accepted.contains("After the drain"))
 
         await collector.collect()
@@ -55,6 +56,8 @@ import Testing
         #expect(delivered.totalValue == 50)
         let depth = try metrics.expectGauge("metarouter_queue_depth", [("tenant", "*************0002")])
         #expect(depth.lastValue == 0)
+        #expect(try metrics.expectCounter("metarouter_tenant_refused_total", [("reason", "draining")]).totalValue == 2)
+        #expect(try metrics.expectCounter("metarouter_tenant_events_dropped_total").totalValue == 1)
         await server.stop()
     }
 }

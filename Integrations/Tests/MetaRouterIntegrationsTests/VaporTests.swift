@@ -17,7 +17,7 @@ import FoundationNetworking
         let ingestion = try await TestServer.start()
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let tenants = AnalyticsTenants(known: ["vapor-tenant-0001"]) { writeKey in
+        let tenants = AnalyticsTenants(policy: .allowList(["vapor-tenant-0001", "vapor-tenant-0002"]), known: ["vapor-tenant-0001"]) { writeKey in
             var options = InitOptions(writeKey: writeKey, ingestionHost: ingestion.baseURL.absoluteString)
             options.storageDirectory = directory.url.appendingPathComponent(InitOptions.storageName(for: writeKey))
             options.identityMode = .perCall
@@ -50,6 +50,14 @@ import FoundationNetworking
             let (_, response) = try await URLSession.shared.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 202)
         }
+        // A tenant the allow-list does not name: the route still answers, its event is dropped.
+        var stranger = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/checkout")!)
+        stranger.httpMethod = "POST"
+        stranger.setValue("not-a-customer", forHTTPHeaderField: "X-Tenant")
+        stranger.setValue("user-x", forHTTPHeaderField: "X-User-Id")
+        let (_, answer) = try await URLSession.shared.data(for: stranger)
+        #expect((answer as? HTTPURLResponse)?.statusCode == 202)
+        #expect(tenants.refusalCounts[.unknownKey] == 1 && tenants.droppedEvents == 1)
         await app.server.shutdown()
         try await app.asyncShutdown()
 

@@ -71,7 +71,7 @@ extension DiskEventStore {
         report.expired = dropped.count
         var bytes = kept.reduce(0) { $0 + Int($1.length) }
         var dropFront = 0
-        while kept.count - dropFront > options.maxEvents || bytes > options.maxBytes, dropFront < kept.count {
+        while kept.count - dropFront > options.maxEvents || bytes > options.recordBudget, dropFront < kept.count {
             bytes -= Int(kept[dropFront].length)
             dropped.append(kept[dropFront].sequence)
             dropFront += 1

@@ -7,16 +7,26 @@ public struct DiskLogOptions: Sendable {
     public var directory: URL
     /// Events kept at most; the oldest go first.
     public var maxEvents = Defaults.maxDiskEvents
-    /// Bytes of queued events' records kept at most; the oldest go first. The log's files
-    /// stay within this plus a segment (1 MiB, which a commit may overrun) while
-    /// the pending batch is at most a quarter of a segment (`Docs/Persistence.md`).
+    /// Bytes the log's files hold at most, plus one segment (a sixteenth of this, between
+    /// 16 KiB and 1 MiB), while the pending batch is at most a quarter of a segment; the oldest
+    /// events go first (`Docs/Persistence.md`).
     public var maxBytes = Defaults.maxDiskBytes
     /// Events that have been on this device longer than this — measured from when each was
     /// written to the log, not by its timestamp, and not by the wall clock alone — are
     /// dropped when the log is opened.
     public var maxAge = Defaults.maxDiskAgeSeconds
-    /// A new segment is started once the active one is this large.
-    package var segmentBytes = 1024 * 1024
+    /// A new segment is started once the active one is this large: a sixteenth of
+    /// ``maxBytes`` (16 KiB to 1 MiB) unless set.
+    package var segmentBytes: Int {
+        get { fixedSegmentBytes ?? min(1 << 20, max(16 << 10, maxBytes / 16)) }
+        set { fixedSegmentBytes = newValue }
+    }
+    private var fixedSegmentBytes: Int?
+    /// Records gathered before a commit writes them: at most a quarter of a segment.
+    var commitBytes: Int { max(1, min(DiskEventStore.commitThreshold, segmentBytes / 4)) }
+    /// What the queued events' records may take: ``maxBytes`` less one commit, which the active
+    /// segment may run past its size, so the files stay within ``maxBytes`` plus a segment.
+    var recordBudget: Int { max(0, maxBytes - commitBytes) }
     /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and
     /// those just written); the other events are read back from disk when needed.
     package var residentBytes = 1024 * 1024
@@ -153,14 +163,14 @@ package final class DiskEventStore: EventStore {
         var evictedCount = 0
         var retained = recordBytes
         while head + evictedCount < entries.count,
-            count - evictedCount >= options.maxEvents || retained + size > options.maxBytes
+            count - evictedCount >= options.maxEvents || retained + size > options.recordBudget
         {
             retained -= Int(entries[head + evictedCount].length)
             evictedCount += 1
         }
         let evicted = takeFromHead(evictedCount)
         forget(evicted)
-        if count >= options.maxEvents || recordBytes + size > options.maxBytes {
+        if count >= options.maxEvents || recordBytes + size > options.recordBudget {
             return evicted.compactMap(\.event) + [event]
         }
         let sequence = nextSequence
@@ -181,7 +191,7 @@ package final class DiskEventStore: EventStore {
         residentBytes += event.payload.count
         // A backlog is written as it is worked through, not only at the end of the drain
         // cycle: that bounds the buffer and the time an event waits for `write(2)`.
-        if buffer.count >= Self.commitThreshold { commit() }
+        if buffer.count >= options.commitBytes { commit() }
         compactMemory()
         return evicted.compactMap(\.event)
     }

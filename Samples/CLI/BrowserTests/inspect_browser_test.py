@@ -7,11 +7,21 @@ newest first, in the session's order; the detail shows the event's JSON and its 
 Order Completed event carries the plan violation's badge and message; the rule set's change is
 shown; a condition in the rule language filters the list. Then a fault button answers the next
 batch with 500, `metarouter send` delivers through the SDK, and the batch list shows the 500 and
-the SDK's retry of the same batch (same Idempotency-Key) answered 200. Screenshots, light and
-dark, go to .build/inspect/ at the repository's root.
+the SDK's retry of the same batch (same Idempotency-Key) answered 200.
+
+The inspector is local only: raw requests with a foreign Host (DNS rebinding) or a foreign
+Origin, or without the page's token, get 403; a page on another origin, open in the same
+browser, fails to clear the events or queue a fault. And it is a debugger for any
+Segment-compatible SDK: events from Segment's own Python library (`segment-analytics-python`,
+from PyPI) arrive with its write key read from Basic auth and no wire problems.
+
+Screenshots, light and dark, go to .build/inspect/ at the repository's root.
 
 Usage: python3 Samples/CLI/BrowserTests/inspect_browser_test.py   (builds Samples/CLI first)
 """
+import base64
+import http.client
+import http.server
 import json
 import os
 import pathlib
@@ -19,7 +29,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.parse
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -55,6 +67,90 @@ def wait(driver, what, condition, timeout=90):
 def rows(driver):
     return [(row.find_element(By.CSS_SELECTOR, ".type").text, row.find_element(By.CSS_SELECTOR, ".name").text)
             for row in driver.find_elements(By.CSS_SELECTOR, "#rows tr.row")]
+
+
+def raw(url, method, path, headers=None, body=None, host=None):
+    """One request with exactly these headers (Host included); the status and the body."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    connection.putheader("Host", host or parts.netloc)
+    for name, value in (headers or {}).items():
+        connection.putheader(name, value)
+    data = body.encode() if body is not None else b""
+    connection.putheader("Content-Length", str(len(data)))
+    connection.endheaders(data)
+    response = connection.getresponse()
+    answer = response.read().decode(errors="replace")
+    connection.close()
+    return response.status, answer
+
+
+def check_local_only(url, token):
+    port = urllib.parse.urlsplit(url).port
+    own = f"http://127.0.0.1:{port}"
+    for path in ("/api/snapshot", "/api/stream", "/"):
+        status, answer = raw(url, "GET", path, host=f"attacker.example:{port}")
+        assert status == 403 and answer.startswith("forbidden: Host"), f"foreign Host on {path}: {status} {answer!r}"
+    for path in ("/api/clear", "/api/faults"):
+        status, answer = raw(url, "POST", path, {"Origin": "http://attacker.example", "Content-Type": "text/plain"}, '{"fault":"500"}')
+        assert status == 403 and "Origin" in answer, f"foreign Origin on {path}: {status} {answer!r}"
+        status, answer = raw(url, "POST", path, {"Origin": own, "Content-Type": "text/plain"}, '{"fault":"500"}')
+        assert status == 403 and "token" in answer, f"no token on {path}: {status} {answer!r}"
+    status, answer = raw(url, "POST", "/v1/batch", {"Origin": "http://attacker.example", "Content-Type": "text/plain"}, '{"batch":[]}')
+    assert status == 403, f"a web page's events were ingested: {status}"
+    status, _ = raw(url, "GET", "/api/snapshot", host=f"localhost:{port}")
+    assert status == 200, f"localhost refused: {status}"
+    status, answer = raw(url, "POST", "/api/faults", {"Origin": own, "X-MetaRouter-Token": token, "Content-Type": "application/json"},
+                         '{"fault":"500","count":1}')
+    assert status == 200 and "500" in answer, f"the page's own request was refused: {status} {answer!r}"
+    status, answer = raw(url, "POST", "/api/clear", {"Origin": own, "X-MetaRouter-Token": token}, "{}")
+    assert status == 200, f"the page's own clear was refused: {status}"
+    status, snapshot = raw(url, "GET", "/api/snapshot")
+    faults = json.loads(snapshot)["faults"]
+    assert faults and faults[0]["fault"] == "500", faults
+    # The fault queued here answers nothing: clear it by sending one batch through it.
+    raw(url, "POST", "/v1/batch", {"Content-Type": "application/json"}, '{"batch":[]}')
+
+
+def cross_origin_page(inspector_url):
+    """A page on another origin (another port of 127.0.0.1) that tries, from the same browser,
+    to clear the inspector and to queue a fault with the only requests a page may send across
+    origins without a preflight."""
+    page = f"""<!doctype html><title>elsewhere</title><script>
+    const target = {json.dumps(inspector_url)};
+    Promise.allSettled([
+      fetch(target + "/api/clear", {{method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}}, body: "{{}}"}}),
+      fetch(target + "/api/faults", {{method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}}, body: '{{"fault":"500"}}'}}),
+      fetch(target + "/api/snapshot").then((r) => r.text()),
+    ]).then((results) => {{ document.title = "sent:" + results.map((r) => r.status).join(","); }});
+    </script>""".encode()
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def segment_python_library(url):
+    """Segment's official Python library, pointed at the inspector, in sync mode."""
+    import segment.analytics as segment
+    segment.write_key = "segment-python-key-0001"
+    segment.host = url
+    segment.sync_mode = True
+    segment.track("python-user-1", "Python Tracked", {"plan": "pro"})
+    segment.identify("python-user-1", {"email": "someone@example.com"})
+    segment.flush()
 
 
 def main():
@@ -128,8 +224,42 @@ def main():
             assert [name for _, name in rows(driver)[:3]] == ["Retried"] * 3
             driver.find_element(By.ID, "theme").click()
             driver.save_screenshot(str(SHOTS / "inspect-dark.png"))
+
+            # Local only: raw requests, then a page on another origin in the same browser.
+            token = driver.find_element(By.CSS_SELECTOR, 'meta[name="metarouter-token"]').get_attribute("content")
+            assert len(token) == 32, token
+            check_local_only(url, token)
+            before = len(json.loads(raw(url, "GET", "/api/snapshot")[1])["events"])
+            assert before == len(SESSION) + 3, before
+            elsewhere = cross_origin_page(url)
+            try:
+                inspector_tab = driver.current_window_handle
+                driver.switch_to.new_window("tab")
+                driver.get(f"http://127.0.0.1:{elsewhere.server_address[1]}/")
+                wait(driver, "the other origin's requests", lambda d: d.title.startswith("sent:"))
+                driver.close()
+                driver.switch_to.window(inspector_tab)
+            finally:
+                elsewhere.shutdown()
+            snapshot = json.loads(raw(url, "GET", "/api/snapshot")[1])
+            assert len(snapshot["events"]) == before and not snapshot["faults"], "a page on another origin changed the inspector"
+            assert len(driver.find_elements(By.CSS_SELECTOR, "#rows tr.row")) == before, "the page lost its rows"
+
+            # Segment's Python library: its events, its write key from Basic auth, no wire problems.
+            segment_python_library(url)
+            wait(driver, "the Python library's events", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rows tr.row")) == before + 2)
+            snapshot = json.loads(raw(url, "GET", "/api/snapshot")[1])
+            python = [record for record in snapshot["events"] if record["event"].get("userId") == "python-user-1"]
+            assert [record["event"]["type"] for record in python] == ["track", "identify"], python
+            problems = [record["analysis"]["wireProblems"] for record in python]
+            assert problems == [[], []], f"the Segment Spec does not require: {problems}"
+            batch = snapshot["batches"][-1]
+            assert batch["writeKey"].endswith("0001") and batch["writeKey"].startswith("*") and batch["problems"] == [], batch
+            newest = driver.find_element(By.CSS_SELECTOR, "#rows tr.row")
+            assert not newest.find_elements(By.CSS_SELECTOR, ".badge.wire"), "a wire badge on the Python library's event"
             print("inspect: rows live and in order, JSON detail, plan violation, rule diff, condition filter, 500 then the SDK's retry; "
-                  "screenshots in .build/inspect/")
+                  "foreign Host, Origin and token refused (raw and from another origin's page); Segment's Python library's "
+                  "events without wire problems; screenshots in .build/inspect/")
         finally:
             if driver:
                 driver.quit()

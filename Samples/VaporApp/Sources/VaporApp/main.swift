@@ -5,7 +5,8 @@ import MetaRouterServiceLifecycle
 import MetaRouterVapor
 import Vapor
 
-// VaporApp serve [--hostname 127.0.0.1] [--port 8080]   (INGESTION_HOST, default http://127.0.0.1:8787)
+// VaporApp serve [--hostname 127.0.0.1] [--port 8080]   (INGESTION_HOST, default http://127.0.0.1:8787;
+// TENANTS, the customers' write keys, comma-separated)
 // POST /tenants/{writeKey}/checkout tracks "Checkout Started" for the X-User-Id / X-Anonymous-Id
 // of the request on that tenant's instance. SIGTERM: Vapor stops, then every tenant drains.
 
@@ -14,7 +15,10 @@ let app = try await Application.make(environment)
 let host = Environment.get("INGESTION_HOST") ?? "http://127.0.0.1:8787"
 let storage = FileManager.default.temporaryDirectory.appendingPathComponent("vapor-app")
 let logger = app.logger
-let tenants = AnalyticsTenants { writeKey in
+// Only the customers' write keys (TENANTS, comma-separated) are admitted: a request naming any
+// other key is refused, counted and its event dropped; nothing is made for it.
+let customers = (Environment.get("TENANTS") ?? "").split(separator: ",").map(String.init)
+let tenants = AnalyticsTenants(policy: .allowList(customers), known: customers, logger: logger) { writeKey in
     var options = InitOptions(writeKey: writeKey, ingestionHost: host)
     options.storageDirectory = storage.appendingPathComponent(InitOptions.storageName(for: writeKey))
     options.identityMode = .perCall

@@ -4,7 +4,8 @@ import MetaRouter
 /// What the inspector says about one received event: the wire format's problems, the tracking
 /// plan's violations (with `--plan`), and what the rule set would do to it (with `--rules`).
 public struct EventAnalysis: Sendable {
-    /// The wire validator's findings (`Docs/WireFormat.md`).
+    /// What the event breaks of the Segment Spec (``WireValidator/Rules/segmentSpec``): the
+    /// inspector judges every SDK by what the spec requires.
     public var wireProblems: [String] = []
     /// Plan violations: path, rule, message, as `metarouter plan check` prints them.
     public var violations: [(path: String, rule: String, message: String)] = []
@@ -21,7 +22,7 @@ public struct EventAnalysis: Sendable {
     /// Analyses `event` against `plan` and `rules` when given.
     public static func of(_ event: JSON, plan: TrackingPlan?, rules: RuleSet?) -> EventAnalysis {
         var analysis = EventAnalysis()
-        analysis.wireProblems = WireValidator.problems(inEvent: event)
+        analysis.wireProblems = WireValidator.problems(inEvent: event, rules: .segmentSpec)
         guard let parsed = Event(json: event) else { return analysis }
         if let plan {
             analysis.violations = plan.violations(of: parsed).map { ($0.path, $0.rule, $0.message) }

@@ -6,6 +6,7 @@ enum InspectorPage {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="metarouter-token" content="{{token}}">
         <title>MetaRouter inspect</title>
         <link rel="stylesheet" href="/inspector.css">
         </head>

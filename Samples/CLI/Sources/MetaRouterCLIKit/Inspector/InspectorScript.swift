@@ -48,6 +48,7 @@ enum InspectorScript {
           if ((a.violations || []).length) badges.append(el("span", "badge problem violation", "plan"));
           if (a.rules && a.rules.outcome !== "kept") badges.append(el("span", "badge note rules", "rules: " + a.rules.outcome));
           if (record.duplicate) badges.append(el("span", "badge problem duplicate", "duplicate"));
+          if (record.truncated) badges.append(el("span", "badge note truncated", "truncated"));
           if (record.outOfOrder) badges.append(el("span", "badge note order", "out of order"));
           row.append(badges);
           row.onclick = () => select(record.seq);
@@ -190,6 +191,12 @@ enum InspectorScript {
           $("faults-queued").textContent = faults.length ? "queued: " + faults.map((f) => `${f.fault} ×${f.left}`).join(", ") : "";
         }
 
+        // What changes something carries this run's token, which only the page's own HTML holds.
+        const token = document.querySelector('meta[name="metarouter-token"]').content;
+        function post(path, body) {
+          return fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "X-MetaRouter-Token": token }, body: JSON.stringify(body) });
+        }
+
         function scheduleCondition() {
           if (state.conditionTimer) return;
           state.conditionTimer = setTimeout(() => { state.conditionTimer = null; runCondition(); }, 300);
@@ -198,7 +205,7 @@ enum InspectorScript {
           const text = $("condition").value.trim();
           $("condition-error").textContent = "";
           if (!text) { state.condition = null; refilter(); return; }
-          const answer = await (await fetch("/api/filter", { method: "POST", body: JSON.stringify({ condition: text }) })).json();
+          const answer = await (await post("/api/filter", { condition: text })).json();
           if (answer.error) { $("condition-error").textContent = answer.error; state.condition = null; }
           else state.condition = new Set(answer.matches);
           refilter();
@@ -212,11 +219,11 @@ enum InspectorScript {
           $("pause").classList.toggle("active", state.paused);
           if (!state.paused) { const held = state.held; state.held = []; held.forEach(render); }
         };
-        $("clear").onclick = () => fetch("/api/clear", { method: "POST" });
+        $("clear").onclick = () => post("/api/clear", {});
         for (const button of document.querySelectorAll("button[data-fault]")) {
           button.onclick = async () => {
             const count = Number($("fault-count").value) || 1;
-            showFaults(await (await fetch("/api/faults", { method: "POST", body: JSON.stringify({ fault: button.dataset.fault, count }) })).json());
+            showFaults(await (await post("/api/faults", { fault: button.dataset.fault, count })).json());
           };
         }
         function clearAll() {

@@ -13,24 +13,36 @@ public final class InspectorServer: Sendable {
     private let plan: TrackingPlan?
     private let rules: RuleSet?
     private let server = LoopbackServer()
+    private let access = InspectorAccess()
+
+    /// This run's token: the page sends it with every request that changes something.
+    public var token: String { access.token }
 
     /// An inspector checking events against `plan` and showing what `rules` would do.
-    public init(plan: TrackingPlan? = nil, rules: RuleSet? = nil, capacity: Int = 5000) {
-        store = InspectorStore(capacity: capacity)
+    public init(plan: TrackingPlan? = nil, rules: RuleSet? = nil, capacity: Int = 5000, byteBudget: Int = InspectorStore.defaultByteBudget) {
+        store = InspectorStore(capacity: capacity, byteBudget: byteBudget)
         self.plan = plan
         self.rules = rules
     }
 
     /// Starts listening on 127.0.0.1 (`port` 0 picks a free one); returns the base URL, which
-    /// is both the page and the `ingestionHost`.
+    /// is both the page and the `ingestionHost`. The page and the API answer only this
+    /// machine's own pages (``InspectorAccess``).
     public func start(port: Int = 0) async throws -> URL {
         let router = Router()
-        router.get("/") { _, _ in Self.asset(InspectorPage.html, type: "text/html; charset=utf-8") }
-        router.get("/inspector.css") { _, _ in Self.asset(InspectorPage.css, type: "text/css; charset=utf-8") }
-        router.get("/inspector.js") { _, _ in Self.asset(InspectorScript.source, type: "text/javascript; charset=utf-8") }
-        router.get("/api/snapshot") { [store] _, _ in Self.json(store.snapshot) }
-        router.get("/api/stream") { [store] _, _ -> Response in
-            let stream = store.listen()
+        let access = self.access
+        let page = InspectorPage.html.replacingOccurrences(of: "{{token}}", with: access.token)
+        router.get("/") { request, _ in access.refusal(page: request).map(InspectorAccess.forbidden) ?? Self.asset(page, type: "text/html; charset=utf-8") }
+        router.get("/inspector.css") { request, _ in
+            access.refusal(page: request).map(InspectorAccess.forbidden) ?? Self.asset(InspectorPage.css, type: "text/css; charset=utf-8")
+        }
+        router.get("/inspector.js") { request, _ in
+            access.refusal(page: request).map(InspectorAccess.forbidden) ?? Self.asset(InspectorScript.source, type: "text/javascript; charset=utf-8")
+        }
+        router.get("/api/snapshot") { [store] request, _ in access.refusal(page: request).map(InspectorAccess.forbidden) ?? Self.json(store.snapshot) }
+        router.get("/api/stream") { [store] request, _ -> Response in
+            if let refused = access.refusal(page: request) { return InspectorAccess.forbidden(refused) }
+            guard let stream = store.listen() else { return Self.json(["error": "too many pages are listening"], status: .serviceUnavailable) }
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-cache"
@@ -41,6 +53,7 @@ public final class InspectorServer: Sendable {
             })
         }
         router.post("/api/faults") { [store] request, _ -> Response in
+            if let refused = access.refusal(change: request) { return InspectorAccess.forbidden(refused) }
             var request = request
             let body = try await request.collectBody(upTo: 4096)
             let json = try? JSONParser.parse(Array(body.readableBytesView))
@@ -50,11 +63,13 @@ public final class InspectorServer: Sendable {
             store.inject(fault, count: Int(json?["count"]?.int64Value ?? 1))
             return Self.json(store.faultsJSON)
         }
-        router.post("/api/clear") { [store] _, _ -> Response in
+        router.post("/api/clear") { [store] request, _ -> Response in
+            if let refused = access.refusal(change: request) { return InspectorAccess.forbidden(refused) }
             store.clear()
             return Self.json([:])
         }
         router.post("/api/filter") { [store] request, _ -> Response in
+            if let refused = access.refusal(change: request) { return InspectorAccess.forbidden(refused) }
             var request = request
             let body = try await request.collectBody(upTo: 64 * 1024)
             let text = (try? JSONParser.parse(Array(body.readableBytesView)))?["condition"]?.stringValue ?? ""
@@ -64,11 +79,13 @@ public final class InspectorServer: Sendable {
             return Self.json(["matches": .array(matches)])
         }
         router.post("**") { [self] request, _ -> Response in
+            if let refused = access.refusal(ingest: request) { return InspectorAccess.forbidden(refused) }
             var request = request
             let body = try await request.collectBody(upTo: 50_000_000)
             return ingest(request, wire: Array(body.readableBytesView))
         }
         let bound = try await server.start(router, name: "metarouter-inspect", port: port)
+        access.bind(port: bound)
         return URL(string: "http://127.0.0.1:\(bound)")!
     }
 
@@ -86,9 +103,9 @@ public final class InspectorServer: Sendable {
             "trace": .bool(request.headers[.init("Trace")!]?.lowercased() == "true"), "wireBytes": .int(Int64(wire.count)),
         ]
         if let key = request.headers[.init("Idempotency-Key")!] { batch["idempotencyKey"] = .string(key) }
-        guard path.hasSuffix("/v1/batch") else {
+        guard let endpoint = SegmentEndpoint(path: path) else {
             batch["status"] = 404
-            batch["problems"] = .array([.string("unexpected path \(path)")])
+            batch["problems"] = .array([.string("unexpected path \(path) (the Segment HTTP API's: /v1/batch, /v1/b, /v1/track, …)")])
             store.record(batch: batch, events: [], accepted: false) { _ in EventAnalysis() }
             return Response(status: .notFound)
         }
@@ -99,11 +116,12 @@ public final class InspectorServer: Sendable {
             return Response(status: .badRequest)
         }
         let parsed = try? JSONParser.parse(body)
-        let events = parsed?["batch"]?.arrayValue ?? []
+        let events = endpoint.events(in: parsed)
         batch["bytes"] = .int(Int64(body.count))
         batch["events"] = .int(Int64(events.count))
-        batch["problems"] = .array(WireValidator.problems(inBody: body).filter { !$0.hasPrefix("event ") }.map(JSON.string))
-        if let key = events.first?["writeKey"]?.stringValue { batch["writeKey"] = .string(Self.mask(key)) }
+        batch["problems"] = .array(endpoint.problems(in: parsed).map(JSON.string))
+        let writeKey = parsed?["writeKey"]?.stringValue ?? events.first?["writeKey"]?.stringValue ?? SegmentEndpoint.basicAuthWriteKey(request.headers[.authorization])
+        if let writeKey { batch["writeKey"] = .string(Self.mask(writeKey)) }
         let fault = store.takeFault()
         let status: HTTPResponse.Status
         switch fault {
@@ -121,7 +139,9 @@ public final class InspectorServer: Sendable {
         }
         var headers = HTTPFields()
         if fault == .tooManyRequests { headers[.retryAfter] = "1" }
-        return Response(status: status, headers: headers)
+        headers[.contentType] = "application/json"
+        // The Segment HTTP API answers `{"success": true}`; some SDKs read it.
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: status == .ok ? #"{"success":true}"# : "{}")))
     }
 
     /// The write key with all but its last 4 characters masked.

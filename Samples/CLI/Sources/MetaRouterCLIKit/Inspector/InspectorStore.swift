@@ -14,12 +14,17 @@ public enum InspectorFault: String, Sendable, CaseIterable {
     case drop
 }
 
-/// What the inspector holds: the last ``capacity`` events of accepted batches, the last batches
-/// (every attempt, faults included), delivery figures, and the pages listening. Safe from any
-/// thread; every change is sent to the listeners as one server-sent event.
+/// What the inspector holds: the last ``capacity`` events of accepted batches within
+/// ``byteBudget`` bytes (the oldest go first by either), the last batches (every attempt, faults
+/// included), delivery figures, and the pages listening (8 at most). An event larger than
+/// ``maxEventBytes`` is kept as a preview: its identifying fields and the start of its JSON,
+/// marked `truncated`. Safe from any thread; every change is sent to the listeners as one
+/// server-sent event.
 public final class InspectorStore: Sendable {
     private struct State {
         var events: [JSON] = []
+        var eventSizes: [Int] = []
+        var eventBytes = 0
         var batches: [JSON] = []
         var nextEvent = 1
         var nextBatch = 1
@@ -35,11 +40,20 @@ public final class InspectorStore: Sendable {
 
     /// Events kept (the page keeps fewer).
     public let capacity: Int
+    /// Bytes of event JSON kept at most (64 MiB by default).
+    public let byteBudget: Int
+    /// An event whose JSON is larger than this (64 KiB) is kept as a preview.
+    public static let maxEventBytes = 64 * 1024
+    /// The default ``byteBudget``.
+    public static let defaultByteBudget = 64 << 20
+    /// Pages listening at once, at most.
+    static let maxListeners = 8
     private let state = NIOLockedValueBox(State())
 
-    /// A store of the last `capacity` events.
-    public init(capacity: Int = 5000) {
-        self.capacity = capacity
+    /// A store of the last `capacity` events within `byteBudget` bytes.
+    public init(capacity: Int = 5000, byteBudget: Int = InspectorStore.defaultByteBudget) {
+        self.capacity = max(1, capacity)
+        self.byteBudget = max(Self.maxEventBytes, byteBudget)
     }
 
     // MARK: Faults
@@ -92,7 +106,9 @@ public final class InspectorStore: Sendable {
             messages.append(("batch", record))
             guard accepted else { return }
             for event in events {
-                var row: [String: JSON] = ["seq": .int(Int64(state.nextEvent)), "batch": .int(Int64(number)), "event": event]
+                let preview = Self.preview(of: event)
+                var row: [String: JSON] = ["seq": .int(Int64(state.nextEvent)), "batch": .int(Int64(number)), "event": preview ?? event]
+                if preview != nil { row["truncated"] = true }
                 state.nextEvent += 1
                 let analysis = analyse(event)
                 row["analysis"] = analysis.json
@@ -101,6 +117,7 @@ public final class InspectorStore: Sendable {
                     state.duplicates += 1
                 }
                 if state.seenMessageIds.count > 200_000 { state.seenMessageIds.removeAll() }
+                if state.lastTimestamp.count > 100_000 { state.lastTimestamp.removeAll() }
                 let who = event["anonymousId"]?.stringValue ?? event["userId"]?.stringValue ?? ""
                 if let time = event["timestamp"]?.stringValue {
                     // ISO 8601 with fixed width sorts as text.
@@ -112,7 +129,11 @@ public final class InspectorStore: Sendable {
                     }
                 }
                 let record = JSON.object(row)
-                Self.append(record, to: &state.events, keeping: capacity)
+                let size = record.description.utf8.count
+                state.events.append(record)
+                state.eventSizes.append(size)
+                state.eventBytes += size
+                trimEvents(&state)
                 messages.append(("event", record))
             }
         }
@@ -122,6 +143,8 @@ public final class InspectorStore: Sendable {
     public func clear() {
         state.withLockedValue { state in
             state.events = []
+            state.eventSizes = []
+            state.eventBytes = 0
             state.batches = []
             state.seenMessageIds = []
             state.lastTimestamp = [:]
@@ -129,6 +152,34 @@ public final class InspectorStore: Sendable {
             state.outOfOrder = 0
         }
         broadcast(kind: "clear", .object([:]))
+    }
+
+    /// Drops the oldest events beyond ``capacity`` or ``byteBudget`` (in one go once a quarter
+    /// over the count, at once over the bytes).
+    private func trimEvents(_ state: inout State) {
+        var drop = state.events.count > capacity + capacity / 4 ? state.events.count - capacity : 0
+        var bytes = state.eventBytes - state.eventSizes.prefix(drop).reduce(0, +)
+        while bytes > byteBudget, drop < state.events.count - 1 {
+            bytes -= state.eventSizes[drop]
+            drop += 1
+        }
+        guard drop > 0 else { return }
+        state.events.removeFirst(drop)
+        state.eventSizes.removeFirst(drop)
+        state.eventBytes = bytes
+    }
+
+    /// `event` cut down to what identifies it and the start of its JSON, when its JSON is over
+    /// ``maxEventBytes``; `nil` when it is not.
+    static func preview(of event: JSON) -> JSON? {
+        let text = event.description
+        guard text.utf8.count > maxEventBytes else { return nil }
+        var kept: [String: JSON] = [:]
+        for name in ["type", "event", "name", "messageId", "userId", "anonymousId", "groupId", "previousId", "timestamp", "writeKey"] {
+            if let value = event[name]?.stringValue, value.utf8.count <= 256 { kept[name] = .string(value) }
+        }
+        kept["truncated"] = ["bytes": .int(Int64(text.utf8.count)), "preview": .string(String(text.unicodeScalars.prefix(2048)))]
+        return .object(kept)
     }
 
     private static func append(_ record: JSON, to list: inout [JSON], keeping limit: Int) {
@@ -157,14 +208,17 @@ public final class InspectorStore: Sendable {
     // MARK: Listeners
 
     /// A stream of server-sent events (`event: <kind>` and one JSON line of data) until the
-    /// page goes away.
-    func listen() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
-        let id = state.withLockedValue { state -> Int in
+    /// page goes away; `nil` when ``maxListeners`` pages listen already. A page that falls
+    /// behind loses the oldest of its 500 waiting messages, not the store's memory.
+    func listen() -> AsyncStream<String>? {
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(500))
+        let id = state.withLockedValue { state -> Int? in
+            guard state.listeners.count < Self.maxListeners else { return nil }
             state.nextListener += 1
             state.listeners[state.nextListener] = continuation
             return state.nextListener
         }
+        guard let id else { return nil }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLockedValue { $0.listeners.removeValue(forKey: id) }
         }

@@ -1,0 +1,208 @@
+import Foundation
+import Logging
+import MetaRouter
+import MetaRouterServiceLifecycle
+import Synchronization
+import Testing
+
+/// What a stranger's keys can do to `AnalyticsTenants` (nothing), and the limits on what the
+/// admitted tenants hold: live instances, idle time, one disk budget, the drain's deadline.
+/// Real instances, files and HTTP on 127.0.0.1. Each test has write keys of its own: the SDK
+/// keeps one instance per write key in the process.
+@Suite struct TenantLimitsTests {
+    /// An ingestion host that a test may change.
+    final class Host: Sendable {
+        private let url: Mutex<String>
+        init(_ url: String) { self.url = Mutex(url) }
+        var current: String {
+            get { url.withLock { $0 } }
+            set { url.withLock { $0 = newValue } }
+        }
+    }
+
+    /// Options for a tenant under `root`, delivering to whatever `host` says now.
+    static func options(root: URL, host: Host) -> @Sendable (String) -> InitOptions {
+        { writeKey in
+            var options = InitOptions(writeKey: writeKey, ingestionHost: host.current, flushIntervalSeconds: 3600)
+            options.storageDirectory = root.appendingPathComponent(InitOptions.storageName(for: writeKey))
+            options.identityMode = .perCall
+            return options
+        }
+    }
+
+    /// An address nothing listens on: a port bound, then closed.
+    static func deadHost() throws -> String {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        return "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+    }
+
+    @Test func strangersKeysCreateNothingAndAreLoggedOnce() async throws {
+        let server = try await TestServer.start()
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let logs = LoggingTests.Capture()
+        let host = Host(server.baseURL.absoluteString)
+        let tenants = AnalyticsTenants(
+            policy: .allowList(["customer-key-0001"]), logger: logs.logger(level: .info), options: Self.options(root: directory.url, host: host))
+
+        for _ in 0..<3_000 {
+            await #expect(throws: TenantRefusal.unknownKey) { try await tenants.instance(for: UUID().uuidString) }
+        }
+        for malformed in ["", String(repeating: "k", count: 300), "key\nwith-a-newline"] {
+            await #expect(throws: TenantRefusal.malformedKey) { try await tenants.instance(for: malformed) }
+        }
+        let stranger = await tenants.requestAnalytics(for: "not-a-customer", identity: RequestIdentity(userId: "someone"))
+        stranger.track("Checkout Started")
+
+        #expect(tenants.instances.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+        #expect(tenants.refusalCounts == [.unknownKey: 3_001, .malformedKey: 3])
+        #expect(tenants.droppedEvents == 1)
+        let lines = logs.records.withLock { $0.filter { $0.message.contains("not admitted") } }
+        #expect(lines.count == 1, "one line per 10 s, not one per request")
+        #expect(lines.first?.metadata["tenant"].map { "\($0)" }?.hasPrefix("****") == true)
+
+        let customer = try await tenants.instance(for: "customer-key-0001")
+        customer.track("Checkout Started", properties: nil, options: EventOptions(userId: "user-1"))
+        await tenants.drain(timeout: 10)
+        #expect(server.events.map { $0["writeKey"]?.stringValue } == ["customer-key-0001"])
+        await server.stop()
+    }
+
+    @Test func aResolverIsAskedOncePerKeyWithinItsMemory() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let asked = Mutex<[String: Int]>([:])
+        var limits = TenantLimits()
+        limits.rememberedAnswers = 3
+        let tenants = AnalyticsTenants(
+            policy: .resolver { key in
+                asked.withLock { $0[key, default: 0] += 1 }
+                return key.hasPrefix("customer-")
+            }, limits: limits, options: Self.options(root: directory.url, host: Host(try Self.deadHost())))
+        for _ in 0..<50 {
+            _ = try await tenants.instance(for: "customer-0001")
+            await #expect(throws: TenantRefusal.unknownKey) { try await tenants.instance(for: "stranger-0001") }
+        }
+        #expect(asked.withLock { $0 } == ["customer-0001": 1, "stranger-0001": 1])
+        // Three more strangers push the oldest answers out: the first stranger is asked again.
+        for index in 2...4 { _ = try? await tenants.instance(for: "stranger-000\(index)") }
+        _ = try? await tenants.instance(for: "stranger-0001")
+        #expect(asked.withLock { $0["stranger-0001"] } == 2)
+        await tenants.drain(timeout: 5)
+    }
+
+    @Test func theCapEvictsTheLeastRecentlyUsedWhoseLogIsDeliveredWhenItReturns() async throws {
+        let server = try await TestServer.start()
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let host = Host(try Self.deadHost())
+        var limits = TenantLimits()
+        limits.maxLiveTenants = 2
+        limits.evictionTimeout = 0.5
+        let tenants = AnalyticsTenants(
+            policy: .allowList(["cap-tenant-a", "cap-tenant-b", "cap-tenant-c"]), limits: limits, options: Self.options(root: directory.url, host: host))
+
+        let first = try await tenants.instance(for: "cap-tenant-a")
+        for index in 0..<5 { first.track("A-\(index)", properties: nil, options: EventOptions(userId: "user-a")) }
+        _ = try await tenants.instance(for: "cap-tenant-b")
+        _ = try await tenants.instance(for: "cap-tenant-c")
+        #expect(Set(tenants.instances.map(\.writeKey)) == ["cap-tenant-b", "cap-tenant-c"])
+
+        // The host comes back; tenant A returns (after its eviction finished) with its log.
+        host.current = server.baseURL.absoluteString
+        let returned = try await tenants.instance(for: "cap-tenant-a")
+        #expect(returned !== first)
+        #expect(tenants.instances.count == 2)
+        #expect(await eventually {
+            returned.flush()
+            return server.accepted.filter { $0.hasPrefix("A-") }.count == 5
+        })
+        await tenants.drain(timeout: 5)
+        #expect(Set(server.accepted) == Set((0..<5).map { "A-\($0)" }))
+        await server.stop()
+    }
+
+    @Test func idleTenantsAreShutDownAndComeBack() async throws {
+        let server = try await TestServer.start()
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        var limits = TenantLimits()
+        limits.idleSeconds = 0
+        let tenants = AnalyticsTenants(
+            policy: .allowList(["tenant-idle"]), limits: limits, options: Self.options(root: directory.url, host: Host(server.baseURL.absoluteString)))
+        let first = try await tenants.instance(for: "tenant-idle")
+        first.track("Before", properties: nil, options: EventOptions(userId: "user"))
+        tenants.evictIdle()
+        #expect(tenants.instances.isEmpty)
+        #expect(await eventually { server.accepted == ["Before"] }, "the eviction delivered the queue")
+        let again = try await tenants.instance(for: "tenant-idle")
+        again.track("After", properties: nil, options: EventOptions(userId: "user"))
+        await tenants.drain(timeout: 5)
+        #expect(server.accepted == ["Before", "After"])
+        await server.stop()
+    }
+
+    @Test func oneDiskBudgetForTheWholeProcess() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        var limits = TenantLimits()
+        limits.maxLiveTenants = 2
+        limits.diskBudgetBytes = 2 << 20
+        limits.evictionTimeout = 0.2
+        let tenants = AnalyticsTenants(
+            policy: .allowList(["disk-tenant-a", "disk-tenant-b", "disk-tenant-c"]), limits: limits,
+            options: Self.options(root: directory.url, host: Host(try Self.deadHost())))
+        let padding = String(repeating: "x", count: 1_000)
+        for key in ["disk-tenant-a", "disk-tenant-b"] {
+            let analytics = try await tenants.instance(for: key)
+            #expect(await analytics.getDebugInfo().queueOnDisk)
+            for index in 0..<3_000 { analytics.track("Filler \(index)", properties: ["padding": padding], options: EventOptions(userId: "user")) }
+            _ = await analytics.getDebugInfo()
+        }
+        // A and B hold their shares (1 MiB each); C, admitted in A's place, finds the budget
+        // spent by what A left undelivered and B holds: its queue stays in memory.
+        let third = try await tenants.instance(for: "disk-tenant-c")
+        let info = await third.getDebugInfo()
+        #expect(info.queueOnDisk == false, "\(info)")
+        await tenants.drain(timeout: 1)
+        let onDisk = Self.bytes(under: directory.url)
+        #expect(onDisk <= (2 << 20) + (256 << 10), "\(onDisk) bytes on disk for a 2 MiB budget")
+    }
+
+    @Test func theDrainHonoursItsDeadlineAfterThousandsOfTenants() async throws {
+        let server = try await TestServer.start()
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let keys = (0..<3_000).map { "drain-tenant-\($0)" }
+        var limits = TenantLimits()
+        limits.evictionTimeout = 2
+        let tenants = AnalyticsTenants(
+            policy: .allowList(keys), limits: limits, options: Self.options(root: directory.url, host: Host(server.baseURL.absoluteString)))
+        for key in keys {
+            try await tenants.instance(for: key).track("Checkout", properties: nil, options: EventOptions(userId: key))
+        }
+        #expect(tenants.instances.count == limits.maxLiveTenants)
+        let began = ContinuousClock.now
+        let complete = await tenants.drain(timeout: 8)
+        let took = ContinuousClock.now - began
+        #expect(took < .seconds(9), "the drain took \(took)")
+        #expect(complete)
+        #expect(server.accepted.count == 3_000)
+        await server.stop()
+    }
+
+    static func bytes(under directory: URL) -> Int {
+        let walk = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.fileSizeKey])
+        var total = 0
+        while let url = walk?.nextObject() as? URL { total += (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0 }
+        return total
+    }
+}
