@@ -20,6 +20,8 @@ package final class AnalyticsProxy: AnalyticsInterface {
     init() {
         problems = InputProblemReporter(logger: AnalyticsLogger())
         factory = EventFactory(clock: SystemClock(), problems: problems)
+        // Callers take this lock on every call: a fork() child must not inherit it held.
+        ForkGuard.holdAcrossFork(HeldAcrossFork(state))
     }
 
     /// The bound client, if any.

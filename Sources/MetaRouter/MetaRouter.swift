@@ -5,7 +5,12 @@ import Foundation
 public enum MetaRouter {
     /// Creating and finding analytics instances.
     public enum Analytics {
-        private static let registry = Locked<[String: MetaRouterClient]>([:])
+        /// Held across `fork()`, so a child can still create instances (``ForkGuard``).
+        private static let registry: Locked<[String: MetaRouterClient]> = {
+            let registry = Locked<[String: MetaRouterClient]>([:])
+            ForkGuard.holdAcrossFork(HeldAcrossFork(registry))
+            return registry
+        }()
         private static let proxy = AnalyticsProxy()
 
         /// The first initialized instance, usable from anywhere — even before

@@ -158,6 +158,8 @@ package final class MetaRouterClient: AnalyticsInterface {
     /// delivered nor written to disk.
     @discardableResult
     package func shutdown(timeout: TimeInterval) async -> Bool {
+        // A fork() child takes none of the parent's locks, the registry's included.
+        guard !client.isInForkedChild else { return await client.shutdown(timeout: timeout) }
         let finished = await client.shutdown(timeout: timeout)
         MetaRouter.Analytics.forget(self)
         return finished
@@ -165,6 +167,10 @@ package final class MetaRouterClient: AnalyticsInterface {
 
     /// The seed's debug fields, read on the executor so they are consistent with each other.
     package func getDebugInfo() async -> DebugInfo {
+        guard !client.isInForkedChild else {
+            client.noteForkedChild()
+            return Self.inertInForkedChild(options)
+        }
         let read = await onExecutor { timeline -> DebugInfoParts in
             let identity = timeline.find(IdentityPlugin.self)
             let destination = timeline.find(IngestionDestination.self)
@@ -193,10 +199,7 @@ package final class MetaRouterClient: AnalyticsInterface {
             #endif
             return parts
         }
-        // In a fork() child nothing can be read: the instance reports itself empty and inert.
-        let snapshot = read ?? DebugInfoParts(
-            tracing: false, stats: DeliveryStats(), storageError: "inert: this process is a fork() child of the one that created the instance",
-            rejectedWithoutIdentity: 0)
+        guard let snapshot = read else { return Self.inertInForkedChild(options) }
         let lifecycle = client.lifecycle
         var info = DebugInfo(
             lifecycle: lifecycle, queueLength: snapshot.delivery?.queueLength ?? 0,
@@ -230,6 +233,16 @@ package final class MetaRouterClient: AnalyticsInterface {
         info.entitlementsRefreshFailedAt = snapshot.entitlementsRefreshFailedAt
         #endif
         return info
+    }
+
+    /// What a `fork()` child's inherited instance reports: its options, nothing read from its
+    /// state (whose locks a thread that is gone may hold).
+    static func inertInForkedChild(_ options: InitOptions) -> DebugInfo {
+        DebugInfo(
+            lifecycle: nil, queueLength: 0, writeKey: DebugInfo.mask(options.writeKey), ingestionHost: options.ingestionHost,
+            flushIntervalSeconds: options.flushIntervalSeconds, maxQueueEvents: 0, queueOnDisk: false, circuitState: .closed,
+            circuitRemainingMs: 0, flushInFlight: false, tracing: false,
+            error: "inert: this process is a fork() child of the one that created the instance", stats: DeliveryStats())
     }
 
     private struct DebugInfoParts: Sendable {
@@ -271,6 +284,7 @@ package final class MetaRouterClient: AnalyticsInterface {
     /// Runs `call` (an identify, alias or reset) as an identity change: with entitlements on,
     /// the entitlements served go blank until the new user's are known.
     func changingUser(_ call: () -> Void) {
+        guard !client.isInForkedChild else { return client.noteForkedChild() }
         #if Entitlements
         if let cache = entitlementCache { return changingEntitledUser(cache, call) }
         #endif

@@ -66,7 +66,7 @@ if arguments[1] == "fdlimit" {
     exit(0)
 }
 if arguments[1] == "fork" {
-    await runForkMode(directory: arguments[2], host: arguments[3])
+    await runForkMode(directory: arguments[2], host: arguments[3], from: arguments.count > 4 ? arguments[4] : "main")
     exit(0)
 }
 if arguments[1] == "report" {

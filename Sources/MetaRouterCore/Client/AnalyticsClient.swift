@@ -14,8 +14,6 @@ public final class AnalyticsClient: Sendable {
         var droppedCalls = 0
         var pendingResets = 0
         var plugins: [PluginHandoff] = []
-        /// A call was made in a forked child (``ForkGuard``) and logged.
-        var forkReported = false
     }
 
     /// The configuration every plugin can read.
@@ -181,6 +179,7 @@ public final class AnalyticsClient: Sendable {
     /// Resets every plugin (identity regenerated, queues cleared). Events submitted before keep
     /// the old identity; events after carry the new one.
     public func reset() {
+        guard !ForkGuard.isChild else { return noteForkedChild() }
         status.withLock {
             $0.pendingResets += 1
             if $0.lifecycle == .ready { $0.lifecycle = .resetting }
@@ -208,6 +207,10 @@ public final class AnalyticsClient: Sendable {
     /// be written, or it is off and the host did not take them).
     @discardableResult
     public func shutdown(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
+        guard !ForkGuard.isChild else {
+            noteForkedChild()
+            return false
+        }
         status.withLock { if $0.lifecycle != .disabled { $0.lifecycle = .shutDown } }
         executor.refuseEvents()
         let undurable = Locked(0)
@@ -293,16 +296,10 @@ public final class AnalyticsClient: Sendable {
     /// is inert: calls are dropped and waiting calls return at once.
     package var isInForkedChild: Bool { ForkGuard.isChild }
 
-    /// Logs, once, that this client was inherited by a `fork()` child and does nothing here.
+    /// Logs, once per process, that the instances a `fork()` child inherited do nothing here
+    /// (taking none of the parent's locks: ``ForkGuard``).
     package func noteForkedChild() {
-        let first = status.withLock { status -> Bool in
-            defer { status.forkReported = true }
-            return !status.forkReported
-        }
-        guard first else { return }
-        logger.error(
-            "sdk.forked_child: this process is a fork() child of the one that created the instance for this write key; "
-                + "the instance does nothing here (calls are dropped): create instances after fork()")
+        ForkGuard.noteChild(logger)
     }
 
     /// Counts a call the executor refused because the client is shut down or disabled; logs

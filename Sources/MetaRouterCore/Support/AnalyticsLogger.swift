@@ -71,6 +71,12 @@ public final class AnalyticsLogger: Sendable {
         sink.log(level: level, message: prefix + message())
     }
 
+    /// Writes `message` whatever the threshold, without reading it: for a `fork()` child,
+    /// where the threshold's lock may be held by a thread that is gone.
+    package func logWithoutThreshold(_ level: LogLevel, _ message: String) {
+        sink.log(level: level, message: prefix + message)
+    }
+
     /// Debug detail.
     package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
     /// Normal operation.

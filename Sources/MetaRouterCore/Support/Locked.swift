@@ -29,6 +29,15 @@ package final class Locked<Value> {
 
 extension Locked: @unchecked Sendable where Value: Sendable {}  // every access to `value` holds `lock`
 
+extension Locked {
+    /// Takes the lock alone, for ``ForkGuard/holdAcrossFork(_:)``: in the thread that forks,
+    /// just before the fork.
+    package func acquireForFork() { lock.lock() }
+    /// Releases what ``acquireForFork()`` took: in that thread, after the fork, in the parent
+    /// and in the child.
+    package func releaseAfterFork() { lock.unlock() }
+}
+
 extension Locked where Value == Bool {
     /// Sets the flag and returns whether this was the first call to set it: for callbacks
     /// that must act once however often they are called.
