@@ -15,6 +15,7 @@ package final class EntitlementCache: Sendable {
         var pendingChanges = 0
         var userId: String?
         var entitlements: Set<String>?
+        var purchases = PurchaseLedger()
     }
 
     private let state = Locked(State())
@@ -60,5 +61,36 @@ package final class EntitlementCache: Sendable {
             state.entitlements = entitlements
             return true
         }
+    }
+
+    // MARK: Purchases
+
+    /// Admits a purchase at the call (``PurchaseRecording``): whether it is kept.
+    package func admitPurchase(transactionId: String, evidenceBytes: Int) -> PurchaseRecording {
+        state.withLock {
+            $0.purchases.admit(transactionId, evidenceBytes: evidenceBytes, maximumEvidenceBytes: EntitlementsPlugin.maximumEvidenceBytes)
+        }
+    }
+
+    /// Counts purchases the plugin found waiting on disk.
+    package func purchasesFound(_ found: [(transactionId: String, evidenceBytes: Int)]) {
+        state.withLock { state in
+            for purchase in found { state.purchases.found(purchase.transactionId, evidenceBytes: purchase.evidenceBytes) }
+        }
+    }
+
+    /// A purchase left the queue (handed over, or refused for good by the source).
+    package func purchaseLeft(_ transactionId: String) {
+        state.withLock { $0.purchases.left(transactionId) }
+    }
+
+    /// Every waiting purchase was forgotten.
+    package func purchasesForgotten() {
+        state.withLock { $0.purchases.clear() }
+    }
+
+    /// Purchases waiting, and their evidence's bytes.
+    package var waitingPurchases: (count: Int, bytes: Int) {
+        state.withLock { ($0.purchases.waiting.count, $0.purchases.bytes) }
     }
 }

@@ -6,14 +6,11 @@ extension EntitlementsPlugin {
     /// few KiB).
     package static let maximumEvidenceBytes = 256 * 1024
 
-    /// Queues a purchase for the source, durably (a file per purchase), once per transaction
-    /// id however often it is recorded while waiting; sends it now if nothing is in flight.
+    /// Queues a purchase the cache admitted at the call (``EntitlementCache/admitPurchase(transactionId:evidenceBytes:)``)
+    /// for the source, durably (a file per purchase), once per transaction id however often it
+    /// is recorded while waiting; sends it now if nothing is in flight.
     package func record(transactionId: String, evidence: String, timeline: Timeline) {
         guard let analytics else { return }
-        guard !transactionId.isEmpty, evidence.utf8.count <= Self.maximumEvidenceBytes else {
-            return analytics.logger.warning(
-                "sdk.purchase_refused: recordPurchase needs a transaction id and at most \(Self.maximumEvidenceBytes) bytes of evidence; not recorded")
-        }
         guard !purchases.contains(where: { $0.transactionId == transactionId }) else {
             return analytics.logger.debug("sdk.purchase_duplicate: transaction \(transactionId) is already waiting")
         }
@@ -73,6 +70,7 @@ extension EntitlementsPlugin {
 
     private func drop(_ transactionId: String) {
         purchases.removeAll { $0.transactionId == transactionId }
+        cache.purchaseLeft(transactionId)
         store.removePurchase(transactionId)
     }
 }

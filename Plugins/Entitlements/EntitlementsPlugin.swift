@@ -51,6 +51,7 @@ package final class EntitlementsPlugin: Plugin {
     package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         purchases = store.loadPurchases()
+        cache.purchasesFound(purchases.map { ($0.transactionId, $0.evidence.utf8.count) })
         cache.beginUserChange()
         analytics.perform { timeline in timeline.find(EntitlementsPlugin.self)?.userDidChange(timeline) }
     }
@@ -200,6 +201,7 @@ package final class EntitlementsPlugin: Plugin {
         etag = nil
         appliedFetch = nextFetch
         purchases = []
+        cache.purchasesForgotten()
         let removed = store.removeAll()
         analytics?.logger.info("sdk.entitlements_forgotten: \(removed) stored set(s) and waiting purchase(s) removed")
         return removed

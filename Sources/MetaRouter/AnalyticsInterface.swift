@@ -106,8 +106,17 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     var entitlementChanges: AsyncStream<EntitlementChange> { get }
     /// Hands the evidence of a purchase (a StoreKit 2 signed transaction, as text) to the
     /// entitlement source, then refreshes. Queued on disk until the source takes it, once per
-    /// `transactionId`.
-    func recordPurchase(transactionId: String, evidence: String)
+    /// `transactionId`, if it fits: at most 100 purchases and 4 MiB of evidence wait at once.
+    ///
+    /// - Parameters:
+    ///   - transactionId: The purchase's transaction id; a second call with it while it waits
+    ///     changes nothing.
+    ///   - evidence: What the source verifies (at most 256 KiB).
+    /// - Returns: Whether the purchase is kept (``PurchaseRecording/queued``,
+    ///   ``PurchaseRecording/alreadyWaiting``) or refused, with the reason; a refused purchase
+    ///   is the caller's to keep.
+    @discardableResult
+    func recordPurchase(transactionId: String, evidence: String) -> PurchaseRecording
     #endif
 }
 

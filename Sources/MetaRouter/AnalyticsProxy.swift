@@ -250,9 +250,14 @@ package final class AnalyticsProxy: AnalyticsInterface {
         forward { client in client.onEntitlementsChange { continuation.yield($0) } }
         return stream
     }
-    /// Queues the purchase once a client is bound, in call order.
-    package func recordPurchase(transactionId: String, evidence: String) {
-        forward { $0.recordPurchase(transactionId: transactionId, evidence: evidence) }
+    /// The bound client's answer; before one is bound, refused (a purchase is never kept
+    /// where a cap could not be checked).
+    @discardableResult
+    package func recordPurchase(transactionId: String, evidence: String) -> PurchaseRecording {
+        guard let target else {
+            return .refused(reason: "no instance is initialized yet: record the purchase after initialize(with:)")
+        }
+        return target.recordPurchase(transactionId: transactionId, evidence: evidence)
     }
     #endif
 }

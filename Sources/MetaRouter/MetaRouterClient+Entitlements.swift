@@ -55,12 +55,29 @@ extension MetaRouterClient {
         return stream
     }
 
-    /// Queues the purchase in call order.
-    package func recordPurchase(transactionId: String, evidence: String) {
-        guard entitlementCache != nil else { return notConfigured("recordPurchase") }
-        client.perform { timeline in
-            timeline.find(EntitlementsPlugin.self)?.record(transactionId: transactionId, evidence: evidence, timeline: timeline)
+    /// Queues the purchase in call order, if it fits: the answer says whether it is kept.
+    @discardableResult
+    package func recordPurchase(transactionId: String, evidence: String) -> PurchaseRecording {
+        guard let cache = entitlementCache else {
+            notConfigured("recordPurchase")
+            return .refused(reason: "entitlements are off (InitOptions.entitlements)")
         }
+        guard !client.isInForkedChild else {
+            client.noteForkedChild()
+            return .refused(reason: "this process is a fork() child of the one that created the instance")
+        }
+        let recording = cache.admitPurchase(transactionId: transactionId, evidenceBytes: evidence.utf8.count)
+        switch recording {
+        case .queued:
+            client.perform { timeline in
+                timeline.find(EntitlementsPlugin.self)?.record(transactionId: transactionId, evidence: evidence, timeline: timeline)
+            }
+        case .alreadyWaiting:
+            client.logger.debug("sdk.purchase_duplicate: transaction \(transactionId) is already waiting")
+        case .refused(let reason):
+            client.logger.warning("sdk.purchase_refused: transaction \(transactionId) not recorded: \(reason)")
+        }
+        return recording
     }
 
     /// Runs `call` (an identify, alias or reset) as an identity change: the entitlements served

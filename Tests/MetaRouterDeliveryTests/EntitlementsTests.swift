@@ -178,6 +178,56 @@ import Testing
         await second.shutdown()
     }
 
+    /// The source is down and a loop records 10,000 purchases: 100 are kept (on disk, and
+    /// handed over once it is back), every other call is told at once that its purchase is not
+    /// kept; evidence is capped by bytes too, and a restart counts what waits on disk.
+    @Test func waitingPurchasesAreCappedAndEveryCallIsToldWhetherItsPurchaseIsKept() async throws {
+        let setting = try await Setting()
+        defer { setting.stop() }
+        try await setting.collector.entitlements(["ann": []], purchaseStatus: 503)
+        let logs = RecordingLogSink()
+        let first = setting.start(logs: logs)
+        first.identify("ann")
+        var answers: [PurchaseRecording] = []
+        for index in 0..<10_000 { answers.append(first.recordPurchase(transactionId: "tx-\(index)", evidence: "grant:pro")) }
+        #expect(answers.prefix(100).allSatisfy { $0 == .queued })
+        #expect(answers.dropFirst(100).allSatisfy { if case .refused(let reason) = $0 { reason.contains("at most 100") } else { false } })
+        #expect(first.recordPurchase(transactionId: "tx-7", evidence: "grant:pro") == .alreadyWaiting)
+        #expect(first.recordPurchase(transactionId: "", evidence: "x") == .refused(reason: "the transaction id is empty"))
+        #expect(logs.messages.filter { $0.contains("sdk.purchase_refused") }.count == 9_901)
+        await first.shutdown()
+        #expect(setting.purchaseFiles.count == 100)
+
+        // After a restart the 100 on disk count: one more is refused until the source takes them.
+        try await setting.collector.entitlements(["ann": []])
+        let second = setting.start()
+        _ = await second.getDebugInfo()
+        if case .refused = second.recordPurchase(transactionId: "tx-late", evidence: "grant:pro") {} else { Issue.record("a 101st purchase was kept") }
+        #expect(await Self.eventually { setting.purchaseFiles.isEmpty })
+        #expect(second.recordPurchase(transactionId: "tx-late", evidence: "grant:pro") == .queued)
+        let handed = try await setting.collector.requests().filter { $0.path == "/v1/purchases" && $0.status == 200 }
+        #expect(Set(handed.compactMap { $0.headers["idempotency-key"] }).isSuperset(of: (0..<100).map { "tx-\($0)" }))
+        await second.shutdown()
+    }
+
+    @Test func waitingEvidenceIsCappedByBytes() async throws {
+        let setting = try await Setting()
+        defer { setting.stop() }
+        try await setting.collector.entitlements(["ann": []], purchaseStatus: 503)
+        let analytics = setting.start()
+        let evidence = String(repeating: "e", count: 200 * 1024)
+        let answers = (0..<30).map { analytics.recordPurchase(transactionId: "big-\($0)", evidence: evidence) }
+        #expect(answers.prefix(20).allSatisfy { $0 == .queued })
+        #expect(answers.dropFirst(20).allSatisfy { if case .refused(let reason) = $0 { reason.contains("bytes of evidence") } else { false } })
+        if case .refused(let reason) = analytics.recordPurchase(transactionId: "huge", evidence: String(repeating: "e", count: 300 * 1024)) {
+            #expect(reason.contains("over the 262144"))
+        } else {
+            Issue.record("300 KiB of evidence was kept")
+        }
+        await analytics.shutdown()
+        #expect(setting.purchaseFiles.count == 20)
+    }
+
     @Test func forgetWipesTheSetAndTheStoredFiles() async throws {
         let setting = try await Setting()
         defer { setting.stop() }
