@@ -40,4 +40,55 @@ import Testing
         #expect(events.allSatisfy { $0["properties"]?["buyer"] == "<email>" && $0["properties"]?["card"] == "<card>" })
         await again.shutdown()
     }
+
+    /// The context a call passes is the app's data too: a page URL with an email address in its
+    /// query reaches neither the wire nor a signal's raw event; the SDK's own context is intact,
+    /// and `scrubsContext = false` leaves the call's context as it was.
+    @Test func theCallsContextIsScrubbedLikeProperties() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = InitOptions(writeKey: "pii-context-\(UUID())", ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
+        options.storageDirectory = directory.url
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = RecordingLogSink()
+        options.scrubPII = true
+        let heard = RawEvents()
+        options.signals = SignalsConfiguration(broadcasters: [heard], instrumentation: true)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let context: [String: JSON] = ["page": ["url": "https://shop.example/checkout?email=ann.lee@example.com&step=2", "referrer": "https://mail.example/?to=ann.lee@example.com"]]
+        analytics.track("Checkout Viewed", properties: ["n": 0], options: EventOptions(context: context))
+        await analytics.flushAndWait()
+        let events = try await collector.acceptedEvents()
+        let page = events.first?["context"]?["page"]
+        #expect(page?["url"] == "https://shop.example/checkout?email=<email>&step=2", "\(String(describing: page))")
+        #expect(page?["referrer"] == "https://mail.example/?to=<email>")
+        #expect(events.first?["context"]?["library"]?["name"] != nil, "the SDK's own context is there")
+        let deadline = Date().addingTimeInterval(60)
+        while heard.events.current.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(heard.events.current.count == 1)
+        #expect(!heard.events.current.description.contains("ann.lee@example.com"), "\(heard.events.current)")
+        await analytics.shutdown()
+
+        var kept = options
+        kept.writeKey = "pii-context-kept-\(UUID())"
+        kept.signals = nil
+        kept.piiScrubbing.scrubsContext = false
+        let unscrubbed = MetaRouter.Analytics.concreteInstance(for: kept)
+        unscrubbed.track("Checkout Viewed", properties: ["n": 1], options: EventOptions(context: context))
+        await unscrubbed.flushAndWait()
+        let second = try await collector.acceptedEvents().first { $0.number == 1 }
+        #expect(second?["context"]?["page"]?["url"] == "https://shop.example/checkout?email=ann.lee@example.com&step=2")
+        await unscrubbed.shutdown()
+    }
+}
+
+/// The raw events of the instrumentation signals a broadcaster hears.
+private final class RawEvents: SignalBroadcaster {
+    let events = Locked<[JSON]>([])
+    func added(_ signal: Signal) {
+        if let raw = signal.data["rawEvent"] { events.withLock { $0.append(raw) } }
+    }
+    func relay(_ signals: [Signal]) {}
 }
