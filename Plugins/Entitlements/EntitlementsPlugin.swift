@@ -26,6 +26,12 @@ package final class EntitlementsPlugin: Plugin {
     private var etag: String?
     private var nextFetch: UInt64 = 0
     private var appliedFetch: UInt64 = 0
+    /// Whether a fetch is waiting for the source's answer. One at a time: a storm of identity
+    /// switches asks once for the user in force when the answer comes, not once per switch.
+    private var fetchInFlight = false
+    /// Refreshes asked for while a fetch was in flight, and their callers.
+    private var refetchWanted = false
+    private var waitingReplies: [@Sendable (Result<Set<String>, EntitlementError>) -> Void] = []
     private var timer: (any ScheduledWork)?
     private var handlers: [@Sendable (EntitlementChange) -> Void] = []
     private var streams: [AsyncStream<EntitlementChange>.Continuation] = []
@@ -83,17 +89,32 @@ package final class EntitlementsPlugin: Plugin {
 
     // MARK: Refresh
 
-    /// Asks the source for the identified user's set; `reply` (if any) gets the outcome.
+    /// Asks the source for the identified user's set; `reply` (if any) gets the outcome. While
+    /// a fetch is in flight the request waits for it, and one fetch for the user then in force
+    /// follows as soon as its answer is in.
     package func refresh(reply: (@Sendable (Result<Set<String>, EntitlementError>) -> Void)?) {
+        if let reply { waitingReplies.append(reply) }
         guard let userId = cache.userId, let analytics else {
-            reply?(.failure(.notIdentified))
+            let replies = waitingReplies
+            waitingReplies = []
+            refetchWanted = false
+            for reply in replies { reply(.failure(.notIdentified)) }
             return scheduleRefresh()
         }
+        guard !fetchInFlight else {
+            refetchWanted = true
+            return
+        }
+        let replies = waitingReplies
+        waitingReplies = []
+        refetchWanted = false
+        fetchInFlight = true
         let tag = cache.entitlements == nil ? nil : etag
         nextFetch += 1
         let fetch = nextFetch
         let source = source
-        // One task per refresh (a few an hour), never per event.
+        let answered: @Sendable (Result<Set<String>, EntitlementError>) -> Void = { result in for reply in replies { reply(result) } }
+        // One task per fetch (a few an hour, and one at a time), never per event.
         Task { [weak analytics] in
             let answer: Result<EntitlementAnswer, EntitlementError>
             do {
@@ -103,10 +124,10 @@ package final class EntitlementsPlugin: Plugin {
             } catch {
                 answer = .failure(.unavailable(String(describing: error)))
             }
-            guard let analytics else { return reply?(.failure(.notConfigured)) ?? () }
+            guard let analytics else { return answered(.failure(.notConfigured)) }
             analytics.performPromptly { timeline in
-                guard let plugin = timeline.find(EntitlementsPlugin.self) else { return reply?(.failure(.notConfigured)) ?? () }
-                plugin.finish(answer, userId: userId, fetch: fetch, reply: reply)
+                guard let plugin = timeline.find(EntitlementsPlugin.self) else { return answered(.failure(.notConfigured)) }
+                plugin.finish(answer, userId: userId, fetch: fetch, reply: replies.isEmpty ? nil : answered)
             }
         }
     }
@@ -115,7 +136,11 @@ package final class EntitlementsPlugin: Plugin {
         _ answer: Result<EntitlementAnswer, EntitlementError>, userId: String, fetch: UInt64,
         reply: (@Sendable (Result<Set<String>, EntitlementError>) -> Void)?
     ) {
-        defer { scheduleRefresh() }
+        fetchInFlight = false
+        defer {
+            // What was asked meanwhile (an identity switch, a caller) is fetched now, once.
+            if refetchWanted || !waitingReplies.isEmpty { refresh(reply: nil) } else { scheduleRefresh() }
+        }
         guard cache.userId == userId else { return reply?(.failure(.userChanged)) ?? () }
         // An answer older than one applied (or than `forget()`) changes nothing.
         guard fetch > appliedFetch else { return reply?(cache.entitlements.map { .success($0) } ?? .failure(.userChanged)) ?? () }

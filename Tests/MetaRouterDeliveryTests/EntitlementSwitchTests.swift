@@ -92,4 +92,39 @@ import Testing
         #expect(analytics.entitlements() == ["user:\(user)"])
         await analytics.shutdown()
     }
+
+    /// 8 threads switch between two users 16,000 times with the entitlement server up: the
+    /// fetches are coalesced (one in flight at a time), and once identity settles the user in
+    /// force has their set within 2 s, without anyone asking — the last switch is never starved.
+    @Test func afterASwitchStormTheLastUsersSetArrivesWithinTwoSeconds() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await collector.entitlements(["ann": ["pro"], "bob": ["basic"]])
+        var options = InitOptions(writeKey: "storm-\(UUID())", ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
+        options.storageDirectory = directory.url
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = RecordingLogSink()
+        options.defaultPlugins.remove(.delivery)
+        options.entitlements = EntitlementOptions()
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        try await offThePool {
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for round in 0..<2_000 { analytics.identify((thread + round).isMultiple(of: 2) ? "ann" : "bob") }
+            }
+        }
+        analytics.identify("bob")
+        await analytics.client.settle()
+        let settled = ContinuousClock.now
+        while analytics.entitlements() != ["basic"], ContinuousClock.now - settled < .seconds(10) {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        let waited = ContinuousClock.now - settled
+        #expect(analytics.entitlements() == ["basic"])
+        #expect(waited < .seconds(2), "the last user's set came \(waited) after identity settled")
+        let asked = try await collector.requests().filter { $0.path.hasPrefix("/v1/entitlements") }.count
+        #expect(asked < 1_000, "\(asked) fetches for 16,001 switches")
+        await analytics.shutdown()
+    }
 }
