@@ -5,7 +5,8 @@ import Foundation
 public enum MetaRouter {
     /// Creating and finding analytics instances.
     public enum Analytics {
-        /// Held across `fork()`, so a child can still create instances (``ForkGuard``).
+        /// Held across `fork()`, so a child, whose calls pass through it, never inherits it held
+        /// (``ForkGuard``).
         private static let registry: Locked<[String: MetaRouterClient]> = {
             let registry = Locked<[String: MetaRouterClient]>([:])
             ForkGuard.holdAcrossFork(HeldAcrossFork(registry))

@@ -22,8 +22,9 @@ public struct DiskLogOptions: Sendable {
         set { fixedSegmentBytes = newValue }
     }
     private var fixedSegmentBytes: Int?
-    /// Records gathered before a commit writes them: at most a quarter of a segment.
-    var commitBytes: Int { max(1, min(DiskEventStore.commitThreshold, segmentBytes / 4)) }
+    /// Records gathered before a commit writes them: at most a quarter of a segment (and an
+    /// eighth of a tiny cap).
+    var commitBytes: Int { max(1, min(DiskEventStore.commitThreshold, segmentBytes / 4, maxBytes / 8)) }
     /// What the queued events' records may take: ``maxBytes`` less one commit, which the active
     /// segment may run past its size, so the files stay within ``maxBytes`` plus a segment.
     var recordBudget: Int { max(0, maxBytes - commitBytes) }

@@ -44,8 +44,8 @@ package enum ForkGuard {
 
     /// Holds `lock` while the process forks (taken just before, released just after, in the
     /// parent and in the child), so a child never inherits it held by a thread it does not
-    /// have. For the few process-wide locks a child may still need: the registry of instances
-    /// and `shared`'s. Each is held only briefly and never while taking another.
+    /// have. For the few process-wide locks a child's calls still pass through: the registry of
+    /// instances and `shared`'s. Each is held only briefly and never while taking another.
     package static func holdAcrossFork(_ lock: HeldAcrossFork) {
         install()
         heldAcrossFork.withLock { $0.append(lock) }

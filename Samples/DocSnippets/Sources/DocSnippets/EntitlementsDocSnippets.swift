@@ -51,8 +51,11 @@ import FoundationNetworking
 
 @Sendable private func entitlementsDocSnippet4() async throws {
 
-    func forwardPurchase(_ analytics: any AnalyticsInterface, transactionId: UInt64, signedTransaction: String) {
-        analytics.recordPurchase(transactionId: String(transactionId), evidence: signedTransaction)
+    func forwardPurchase(_ analytics: any AnalyticsInterface, transactionId: UInt64, signedTransaction: String) -> Bool {
+        switch analytics.recordPurchase(transactionId: String(transactionId), evidence: signedTransaction) {
+        case .queued, .alreadyWaiting: return true  // the SDK hands it over: finish the transaction
+        case .refused: return false  // not kept: leave the transaction unfinished, StoreKit redelivers it
+        }
     }
 }
 
