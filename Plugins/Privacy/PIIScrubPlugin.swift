@@ -4,9 +4,9 @@ import MetaRouterCore
 /// Scrubs personal data from events before any other plugin sees them — before identity,
 /// context, the rules and the destinations, so nothing it removes is queued, written to disk
 /// or sent. It scrubs `track`, `screen` and `page` properties, the context a call passes
-/// (`EventOptions.context`, every type, unless ``PIIScrubbingOptions/scrubsContext`` is off), and
-/// `identify` / `group` traits only when ``PIIScrubbingOptions/scrubsTraits`` is set. The SDK's
-/// own context is added after it runs, and is left alone.
+/// (`EventOptions.context`, every type), and `identify` / `group` traits only when
+/// ``PIIScrubbingOptions/scrubsTraits`` is set. The SDK's own context is added after it runs,
+/// and is left alone.
 ///
 /// Scrubs while ``isEnabled``. Clients made by `MetaRouter.Analytics` add it only when
 /// scrubbing is asked for (`InitOptions.scrubPII`, `setScrubPII(_:)`) or in debug mode, so
@@ -21,7 +21,6 @@ package final class PIIScrubPlugin: EventPlugin {
     let scrubber: PIIScrubber
     private let scrubsTraits: Bool
     private let scrubsNamesAndIds: Bool
-    private let scrubsContext: Bool
     private weak var analytics: AnalyticsClient?
     private var reports = ReportThrottle(interval: 10)
     private var namedKeys: Set<String> = []
@@ -37,7 +36,6 @@ package final class PIIScrubPlugin: EventPlugin {
         scrubber = PIIScrubber(options: options)
         scrubsTraits = options.scrubsTraits
         scrubsNamesAndIds = options.scrubsNamesAndIds
-        scrubsContext = options.scrubsContext
     }
 
     /// Values scrubbed since the plugin started.
@@ -52,11 +50,10 @@ package final class PIIScrubPlugin: EventPlugin {
     }
 
     /// Scrubs names and ids first when ``PIIScrubbingOptions/scrubsNamesAndIds`` is set, the
-    /// call's context when ``PIIScrubbingOptions/scrubsContext`` is, then what the event's type
-    /// calls for.
+    /// call's context, then what the event's type calls for.
     package func execute(event: consuming Event) -> Event? {
         var named = isEnabled && scrubsNamesAndIds ? namesAndIds(of: event) : event
-        if isEnabled, scrubsContext, !named.context.isEmpty {
+        if isEnabled, !named.context.isEmpty {
             let (scrubbed, count) = scrubber.scrub(named.context)
             if count > 0 {
                 named.context = scrubbed

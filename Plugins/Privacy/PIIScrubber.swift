@@ -31,10 +31,6 @@ public struct PIIScrubbingOptions: Sendable, Hashable {
     /// are the keys a warehouse joins on, and an app that puts an email address in one usually
     /// means to.
     public var scrubsNamesAndIds: Bool
-    /// Whether the context a call passes (`EventOptions.context`: a page URL, a referrer, a
-    /// campaign) is scrubbed too. On by default: it reaches the wire like properties do. The
-    /// SDK's own context (app, device, os, library) is added after scrubbing and is left alone.
-    public var scrubsContext = true
 
     /// Options with nothing beyond the built-in detection.
     public init(redactedKeys: Set<String> = [], patterns: [PIIPattern] = [], scrubsTraits: Bool = false, scrubsNamesAndIds: Bool = false) {
