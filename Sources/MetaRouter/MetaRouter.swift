@@ -46,8 +46,11 @@ public enum MetaRouter {
 
         /// ``instance(for:)`` as the concrete type the built-ins and the tests work with.
         package static func concreteInstance(for options: InitOptions) -> MetaRouterClient {
-            // A known key is a lock and a lookup, and silent: servers ask per request.
-            if let existing = registry.withLock({ $0[options.writeKey] }) { return existing }
+            // A known key is a lock and a lookup (and a few comparisons): servers ask per request.
+            if let existing = registry.withLock({ $0[options.writeKey] }) {
+                existing.noteRequest(with: options)
+                return existing
+            }
             let prepared = ClientFactory.prepare(options)
             let (client, created) = registry.withLock { clients -> (MetaRouterClient, Bool) in
                 if let existing = clients[options.writeKey] { return (existing, false) }
@@ -58,9 +61,7 @@ public enum MetaRouter {
             if created, client.configurationError == nil {
                 client.client.logger.debug("sdk.configured: instance for write key \(DebugInfo.mask(options.writeKey)) created")
             }
-            if !created {
-                client.client.logger.debug("sdk.instance_exists: an instance for this write key exists already; returning it")
-            }
+            if !created { client.noteRequest(with: options) }
             return client
         }
 

@@ -12,6 +12,8 @@ package final class MetaRouterClient: AnalyticsInterface {
     package let configurationError: String?
     /// What the pillars built as traits keep beside their plugins.
     let pillars: Pillars
+    /// Whether a request for this write key with other options was reported (once).
+    private let reportedOtherOptions = Locked(false)
 
     /// The state of the pillars built as traits that lives outside the timeline, so that a
     /// call reads it without waiting for the executor.
@@ -20,6 +22,22 @@ package final class MetaRouterClient: AnalyticsInterface {
         /// The entitlements served, when `InitOptions.entitlements` is set.
         var entitlementCache: EntitlementCache?
         #endif
+    }
+
+    /// Warns, once per instance, when `asked` differs from the options this instance was made
+    /// with in a way that changes where or how it delivers: the caller gets this instance, not
+    /// one made with `asked`.
+    func noteRequest(with asked: InitOptions) {
+        let differing = [
+            ("ingestionHost", asked.ingestionHost != options.ingestionHost), ("storageDirectory", asked.storageDirectory != options.storageDirectory),
+            ("identityMode", asked.identityMode != options.identityMode), ("flushIntervalSeconds", asked.flushIntervalSeconds != options.flushIntervalSeconds),
+            ("maxQueueEvents", asked.maxQueueEvents != options.maxQueueEvents), ("maxDiskEvents", asked.maxDiskEvents != options.maxDiskEvents),
+            ("maxDiskBytes", asked.maxDiskBytes != options.maxDiskBytes),
+        ].filter(\.1).map(\.0)
+        guard !differing.isEmpty, reportedOtherOptions.firstTime() else { return }
+        client.logger.warning(
+            "sdk.instance_exists: an instance for write key \(DebugInfo.mask(options.writeKey)) exists already with other options "
+                + "(\(differing.joined(separator: ", "))); it is returned as it is, its options kept: shut it down first to change them")
     }
 
     init(client: AnalyticsClient, options: InitOptions, configurationError: String?, pillars: Pillars = Pillars()) {

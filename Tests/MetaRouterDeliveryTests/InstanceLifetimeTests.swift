@@ -46,6 +46,28 @@ import Glibc
 
     /// `flushAt` and `maxBatchSize` reach the uploader: three events start a request of two;
     /// the third waits for the next trigger (here the flush).
+    /// Asking again for a write key with other options returns the existing instance and says
+    /// so at warning level, once, naming what differs; asking with the same options is silent.
+    @Test func aKnownKeyWithOtherOptionsWarnsOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "other-options-\(UUID())"
+        let logs = RecordingLogSink()
+        var first = options(key, host: URL(string: "http://127.0.0.1:9")!, directory: directory.url)
+        first.logSink = logs
+        let made = MetaRouter.Analytics.concreteInstance(for: first)
+        #expect(MetaRouter.Analytics.concreteInstance(for: first) === made)
+        var other = first
+        other.ingestionHost = "http://127.0.0.1:10"
+        other.maxDiskBytes = 1 << 20
+        #expect(MetaRouter.Analytics.concreteInstance(for: other) === made)
+        #expect(MetaRouter.Analytics.concreteInstance(for: other) === made)
+        let warnings = logs.messages(atLeast: .warning).filter { $0.contains("sdk.instance_exists") }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("ingestionHost, maxDiskBytes") == true, "\(warnings)")
+        await made.shutdown()
+    }
+
     @Test func batchingOptionsReachTheUploader() async throws {
         let collector = try await Collector.start()
         defer { collector.stop() }

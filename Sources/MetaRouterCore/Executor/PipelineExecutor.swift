@@ -274,7 +274,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// Waits up to ``ExecutorActivity/pause`` on the executor's thread; an operation or prompt
     /// work submitted meanwhile ends the wait.
     private func waitOutPause() {
-        guard pauseEnd.wait(timeout: .now() + ExecutorActivity.pause) == .timedOut else { return }
+        guard pauseEnd.wait(timeout: .now() + pause) == .timedOut else { return }
         // A submission that ended the pause as it timed out signals (or is about to): take that
         // signal, so that it does not end the next pause.
         if ingress.withLock({ $0.activity.pauseTimedOut() }) { pauseEnd.wait() }
