@@ -2,8 +2,9 @@ import Foundation
 
 /// The object behind `MetaRouter.Analytics.shared`: usable before `initialize(with:)`.
 /// Until a client is bound, calls are built into events at once (timestamp and messageId
-/// taken at the call) and kept in order, without limit; binding replays them into the client
-/// ahead of any later call.
+/// taken at the call) and kept in order, ``maxKeptCalls`` of them at most: a call beyond that
+/// is dropped at the call, counted and logged (one line per 10 s), as the ingress does when it
+/// is full. Binding replays them into the client ahead of any later call.
 package final class AnalyticsProxy: AnalyticsInterface {
     private struct State {
         var target: MetaRouterClient?
@@ -11,14 +12,21 @@ package final class AnalyticsProxy: AnalyticsInterface {
         var binding: MetaRouterClient?
         var pending: [@Sendable (MetaRouterClient) -> Void] = []
         var waiting: [CheckedContinuation<MetaRouterClient, Never>] = []
+        /// Calls dropped because ``maxKeptCalls`` were kept already.
+        var dropped = 0
+        var dropReports = ReportThrottle(interval: 10)
     }
 
+    /// Calls kept before `initialize(with:)` at most (the ingress's own bound).
+    package static let maxKeptCalls = Defaults.maxPendingEvents
+
     private let state = Locked(State())
+    private let logger = AnalyticsLogger()
     private let problems: InputProblemReporter
     private let factory: EventFactory
 
-    init() {
-        problems = InputProblemReporter(logger: AnalyticsLogger())
+    package init() {
+        problems = InputProblemReporter(logger: logger)
         factory = EventFactory(clock: SystemClock(), problems: problems)
         // Callers take this lock on every call: a fork() child must not inherit it held.
         ForkGuard.holdAcrossFork(HeldAcrossFork(state))
@@ -67,12 +75,26 @@ package final class AnalyticsProxy: AnalyticsInterface {
     }
 
     private func forward(_ call: @escaping @Sendable (MetaRouterClient) -> Void) {
-        let target = state.withLock { state -> MetaRouterClient? in
-            if state.target == nil { state.pending.append(call) }
-            return state.target
+        let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        let (target, report) = state.withLock { state -> (MetaRouterClient?, Int?) in
+            guard state.target == nil else { return (state.target, nil) }
+            guard state.pending.count < Self.maxKeptCalls else {
+                state.dropped += 1
+                return (nil, state.dropReports.add(1, at: uptime))
+            }
+            state.pending.append(call)
+            return (nil, nil)
         }
-        if let target { call(target) }
+        if let target { return call(target) }
+        if let report {
+            logger.warning(
+                "sdk.ingress_full: dropped \(report) call(s) to shared before initialize(with:): \(Self.maxKeptCalls) were kept "
+                    + "already, to be replayed once an instance is initialized")
+        }
     }
+
+    /// Calls dropped because ``maxKeptCalls`` were kept before `initialize(with:)`.
+    package var droppedBeforeInitialize: Int { state.withLock { $0.dropped } }
 
     private func forward(_ event: PreparedEvent) {
         forward { $0.client.process(event) }

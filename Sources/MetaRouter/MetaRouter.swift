@@ -15,8 +15,9 @@ public enum MetaRouter {
         private static let proxy = AnalyticsProxy()
 
         /// The first initialized instance, usable from anywhere — even before
-        /// `initialize(with:)`: calls made earlier are kept in order and replayed once an
-        /// instance is bound.
+        /// `initialize(with:)`: calls made earlier are kept in order (50,000 at most; a call
+        /// beyond that is dropped at the call and logged, `sdk.ingress_full`) and replayed once
+        /// an instance is bound.
         public static var shared: AnalyticsInterface { proxy }
 
         /// Returns the instance for `options.writeKey`, creating and starting it if needed. It

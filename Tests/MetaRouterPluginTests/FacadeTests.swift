@@ -145,6 +145,16 @@ import Testing
         await analytics.shutdown()
     }
 
+    /// What `shared` keeps before `initialize` is bounded: past `maxKeptCalls` a call is dropped
+    /// at the call and counted (a proxy of the test's own, so `shared` is untouched).
+    @Test func callsKeptBeforeInitializeAreBounded() async {
+        let proxy = AnalyticsProxy()
+        let limit = AnalyticsProxy.maxKeptCalls
+        for index in 0..<(limit + 10) { proxy.track("early", properties: ["i": index], options: nil) }
+        #expect(await proxy.getDebugInfo().queueLength == limit)
+        #expect(proxy.droppedBeforeInitialize == 10)
+    }
+
     /// The one test that binds `MetaRouter.Analytics.shared`: calls made before initialize are
     /// kept in order (with their own timestamps) and replayed ahead of later calls.
     @Test func sharedIsSafeBeforeInitialize() async throws {
