@@ -26,6 +26,7 @@ public final class AnalyticsMetrics: Service {
     private let tenants: AnalyticsTenants?
     private let factory: any MetricsFactory
     private let last = LastReadings()
+    private let handles = MetricHandles()
 
     /// Reads the instances `source` returns (an `AnalyticsTenants`' `instances`, say) every
     /// `interval` seconds once ``run()`` runs, into `factory` (the bootstrapped one by default).
@@ -59,23 +60,23 @@ public final class AnalyticsMetrics: Service {
                 dropped: Dictionary(uniqueKeysWithValues: info.stats.dropped.map { ($0.key.rawValue, $0.value) }))
             var before = last.swap(now, for: writeKey)
             if now.accepted < before.accepted || now.delivered < before.delivered { before = Reading() }
-            Counter(label: "metarouter_events_accepted_total", dimensions: tenant, factory: factory).increment(by: max(0, now.accepted - before.accepted))
-            Counter(label: "metarouter_events_delivered_total", dimensions: tenant, factory: factory).increment(by: max(0, now.delivered - before.delivered))
-            Counter(label: "metarouter_events_retried_total", dimensions: tenant, factory: factory).increment(by: max(0, now.retried - before.retried))
+            let metrics = handles.metrics(for: writeKey) { TenantMetrics(tenant: tenant, factory: factory) }
+            metrics.accepted.increment(by: max(0, now.accepted - before.accepted))
+            metrics.delivered.increment(by: max(0, now.delivered - before.delivered))
+            metrics.retried.increment(by: max(0, now.retried - before.retried))
             for (reason, count) in now.dropped where count > before.dropped[reason, default: 0] {
-                Counter(label: "metarouter_events_dropped_total", dimensions: tenant + [("reason", reason)], factory: factory)
-                    .increment(by: count - before.dropped[reason, default: 0])
+                metrics.dropped(reason).increment(by: count - before.dropped[reason, default: 0])
             }
-            Gauge(label: "metarouter_queue_depth", dimensions: tenant, factory: factory).record(info.queueLength)
-            Gauge(label: "metarouter_queue_capacity", dimensions: tenant, factory: factory).record(info.maxQueueEvents)
+            metrics.queueDepth.record(info.queueLength)
+            metrics.queueCapacity.record(info.maxQueueEvents)
             let breaker: Int
             switch info.circuitState {
             case .closed: breaker = 0
             case .halfOpen: breaker = 1
             case .open: breaker = 2
             }
-            Gauge(label: "metarouter_breaker_state", dimensions: tenant, factory: factory).record(breaker)
-            Gauge(label: "metarouter_request_in_flight", dimensions: tenant, factory: factory).record(info.flushInFlight ? 1 : 0)
+            metrics.breakerState.record(breaker)
+            metrics.requestInFlight.record(info.flushInFlight ? 1 : 0)
         }
     }
 
@@ -110,6 +111,57 @@ struct Reading: Sendable {
     var delivered = 0
     var retried = 0
     var dropped: [String: Int] = [:]
+}
+
+/// One tenant's metric objects, made on its first reading and kept (swift-metrics' backends
+/// look each up by label and dimensions when it is made).
+final class TenantMetrics: Sendable {
+    let accepted: Counter
+    let delivered: Counter
+    let retried: Counter
+    let queueDepth: Gauge
+    let queueCapacity: Gauge
+    let breakerState: Gauge
+    let requestInFlight: Gauge
+    private let tenant: [(String, String)]
+    private let factory: any MetricsFactory
+    private let droppedByReason = Mutex<[String: Counter]>([:])
+
+    init(tenant: [(String, String)], factory: any MetricsFactory) {
+        self.tenant = tenant
+        self.factory = factory
+        accepted = Counter(label: "metarouter_events_accepted_total", dimensions: tenant, factory: factory)
+        delivered = Counter(label: "metarouter_events_delivered_total", dimensions: tenant, factory: factory)
+        retried = Counter(label: "metarouter_events_retried_total", dimensions: tenant, factory: factory)
+        queueDepth = Gauge(label: "metarouter_queue_depth", dimensions: tenant, factory: factory)
+        queueCapacity = Gauge(label: "metarouter_queue_capacity", dimensions: tenant, factory: factory)
+        breakerState = Gauge(label: "metarouter_breaker_state", dimensions: tenant, factory: factory)
+        requestInFlight = Gauge(label: "metarouter_request_in_flight", dimensions: tenant, factory: factory)
+    }
+
+    /// The dropped-events counter for `reason` (the SDK's few drop reasons).
+    func dropped(_ reason: String) -> Counter {
+        droppedByReason.withLock { counters in
+            if let counter = counters[reason] { return counter }
+            let counter = Counter(label: "metarouter_events_dropped_total", dimensions: tenant + [("reason", reason)], factory: factory)
+            counters[reason] = counter
+            return counter
+        }
+    }
+}
+
+/// The metric objects per write key.
+final class MetricHandles: Sendable {
+    private let byWriteKey = Mutex<[String: TenantMetrics]>([:])
+
+    func metrics(for writeKey: String, make: () -> TenantMetrics) -> TenantMetrics {
+        byWriteKey.withLock { all in
+            if let existing = all[writeKey] { return existing }
+            let made = make()
+            all[writeKey] = made
+            return made
+        }
+    }
 }
 
 /// The last reading per write key.
