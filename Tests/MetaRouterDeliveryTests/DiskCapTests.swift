@@ -90,6 +90,7 @@ import Testing
         await analytics.shutdown()
         #expect((info.stats.dropped[.queueFull] ?? 0) > 0, "the cap never evicted anything")
         // One segment: a sixteenth of the cap.
+        print("disk cap: largest \(largest) bytes for a cap of \(options.maxDiskBytes) plus a segment of \(options.maxDiskBytes / 16)")
         #expect(largest <= options.maxDiskBytes + options.maxDiskBytes / 16, "the directory reached \(largest) bytes")
     }
 }
