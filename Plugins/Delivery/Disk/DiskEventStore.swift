@@ -25,10 +25,11 @@ public struct DiskLogOptions: Sendable {
     /// Records gathered before a commit writes them: at most a quarter of a segment (and an
     /// eighth of a tiny cap).
     var commitBytes: Int { max(1, min(DiskEventStore.commitThreshold, segmentBytes / 4, maxBytes / 8)) }
-    /// What the queued events' records may take: ``maxBytes`` less two commits — the active
-    /// segment may run one past its size, and the removal, clock and batch records a commit
-    /// writes take room too — so the files stay within ``maxBytes`` plus a segment.
-    var recordBudget: Int { max(0, maxBytes - 2 * commitBytes) }
+    /// What the queued events' records may take: ``maxBytes`` less two commits and a quarter of
+    /// a segment — the active segment may run a commit past its size, a commit writes removal,
+    /// clock and batch records too, and the oldest segment holds dead records until its last
+    /// live one goes — so the files stay within ``maxBytes`` plus a segment.
+    var recordBudget: Int { max(0, maxBytes - 2 * commitBytes - segmentBytes / 4) }
     /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and
     /// those just written); the other events are read back from disk when needed.
     package var residentBytes = 1024 * 1024
