@@ -28,8 +28,9 @@ public struct DiskLogOptions: Sendable {
     /// What the queued events' records may take: ``maxBytes`` less two commits and a quarter of
     /// a segment — the active segment may run a commit past its size, a commit writes removal,
     /// clock and batch records too, and the oldest segment holds dead records until its last
-    /// live one goes — so the files stay within ``maxBytes`` plus a segment.
-    var recordBudget: Int { max(0, maxBytes - 2 * commitBytes - segmentBytes / 4) }
+    /// live one goes — so the files stay within ``maxBytes`` plus a segment. (A quarter of the
+    /// cap at most is held back, for tiny caps and segments set larger than the cap.)
+    var recordBudget: Int { max(0, maxBytes - min(maxBytes / 4, 2 * commitBytes + segmentBytes / 4)) }
     /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and
     /// those just written); the other events are read back from disk when needed.
     package var residentBytes = 1024 * 1024
