@@ -88,9 +88,4 @@ package final class EntitlementCache: Sendable {
     package func purchasesForgotten() {
         state.withLock { $0.purchases.clear() }
     }
-
-    /// Purchases waiting, and their evidence's bytes.
-    package var waitingPurchases: (count: Int, bytes: Int) {
-        state.withLock { ($0.purchases.waiting.count, $0.purchases.bytes) }
-    }
 }

@@ -28,7 +28,11 @@ package final class AnalyticsProxy: AnalyticsInterface {
     package init() {
         problems = InputProblemReporter(logger: logger)
         factory = EventFactory(clock: SystemClock(), problems: problems)
-        // Callers take this lock on every call: a fork() child must not inherit it held.
+    }
+
+    /// Holds this proxy's lock across `fork()` (``ForkGuard``): `shared`'s callers take it on
+    /// every call, so a child must not inherit it held.
+    func holdLockAcrossFork() {
         ForkGuard.holdAcrossFork(HeldAcrossFork(state))
     }
 
@@ -75,12 +79,11 @@ package final class AnalyticsProxy: AnalyticsInterface {
     }
 
     private func forward(_ call: @escaping @Sendable (MetaRouterClient) -> Void) {
-        let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
         let (target, report) = state.withLock { state -> (MetaRouterClient?, Int?) in
             guard state.target == nil else { return (state.target, nil) }
             guard state.pending.count < Self.maxKeptCalls else {
                 state.dropped += 1
-                return (nil, state.dropReports.add(1, at: uptime))
+                return (nil, state.dropReports.add(1, at: Double(DispatchTime.now().uptimeNanoseconds) / 1e9))
             }
             state.pending.append(call)
             return (nil, nil)

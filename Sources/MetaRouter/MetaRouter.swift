@@ -12,7 +12,11 @@ public enum MetaRouter {
             ForkGuard.holdAcrossFork(HeldAcrossFork(registry))
             return registry
         }()
-        private static let proxy = AnalyticsProxy()
+        private static let proxy: AnalyticsProxy = {
+            let proxy = AnalyticsProxy()
+            proxy.holdLockAcrossFork()
+            return proxy
+        }()
 
         /// The first initialized instance, usable from anywhere — even before
         /// `initialize(with:)`: calls made earlier are kept in order (50,000 at most; a call

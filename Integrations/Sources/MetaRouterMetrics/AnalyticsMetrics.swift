@@ -23,7 +23,7 @@ public final class AnalyticsMetrics: Service {
     /// Seconds between readings.
     public let interval: TimeInterval
     private let source: @Sendable () -> [(writeKey: String, analytics: any AnalyticsInterface)]
-    private let tenants: AnalyticsTenants?
+    private let refusals: RefusalMetrics?
     private let factory: any MetricsFactory
     private let last = LastReadings()
     private let handles = MetricHandles()
@@ -37,7 +37,7 @@ public final class AnalyticsMetrics: Service {
         self.interval = max(0.1, interval)
         self.factory = factory
         self.source = source
-        self.tenants = nil
+        self.refusals = nil
     }
 
     /// Reads `tenants`' live instances and its refusals every `interval` seconds once
@@ -46,12 +46,12 @@ public final class AnalyticsMetrics: Service {
         self.interval = max(0.1, interval)
         self.factory = factory
         self.source = { tenants.instances }
-        self.tenants = tenants
+        self.refusals = RefusalMetrics(tenants: tenants, factory: factory)
     }
 
     /// Reads every instance once and updates the metrics.
     public func collect() async {
-        if let tenants { collectRefusals(tenants) }
+        refusals?.collect()
         for (writeKey, analytics) in source() {
             let info = await analytics.getDebugInfo()
             let tenant = [("tenant", info.writeKey.isEmpty ? "unknown" : info.writeKey)]
@@ -78,19 +78,6 @@ public final class AnalyticsMetrics: Service {
             metrics.breakerState.record(breaker)
             metrics.requestInFlight.record(info.flushInFlight ? 1 : 0)
         }
-    }
-
-    private func collectRefusals(_ tenants: AnalyticsTenants) {
-        var now = Reading()
-        now.accepted = tenants.droppedEvents
-        now.dropped = Dictionary(uniqueKeysWithValues: tenants.refusalCounts.map { ($0.key.description, $0.value) })
-        let before = last.swap(now, for: "")
-        Counter(label: "metarouter_tenant_events_dropped_total", factory: factory).increment(by: max(0, now.accepted - before.accepted))
-        for (reason, count) in now.dropped where count > before.dropped[reason, default: 0] {
-            Counter(label: "metarouter_tenant_refused_total", dimensions: [("reason", reason)], factory: factory)
-                .increment(by: count - before.dropped[reason, default: 0])
-        }
-        Gauge(label: "metarouter_tenants_live", factory: factory).record(tenants.instances.count)
     }
 
     /// Reads every ``interval`` seconds until graceful shutdown (in a `ServiceGroup`) or until
@@ -147,6 +134,39 @@ final class TenantMetrics: Sendable {
             counters[reason] = counter
             return counter
         }
+    }
+}
+
+/// The tenants' refusals as metrics, their objects made once; counters grow by what changed
+/// since the last reading.
+final class RefusalMetrics: Sendable {
+    private let tenants: AnalyticsTenants
+    private let refused: [TenantRefusal: Counter]
+    private let droppedEvents: Counter
+    private let live: Gauge
+    private let last = Mutex<(refused: [TenantRefusal: Int], droppedEvents: Int)>(([:], 0))
+
+    init(tenants: AnalyticsTenants, factory: any MetricsFactory) {
+        self.tenants = tenants
+        let reasons: [TenantRefusal] = [.unknownKey, .malformedKey, .draining]
+        refused = Dictionary(uniqueKeysWithValues: reasons.map {
+            ($0, Counter(label: "metarouter_tenant_refused_total", dimensions: [("reason", $0.description)], factory: factory))
+        })
+        droppedEvents = Counter(label: "metarouter_tenant_events_dropped_total", factory: factory)
+        live = Gauge(label: "metarouter_tenants_live", factory: factory)
+    }
+
+    func collect() {
+        let now = (refused: tenants.refusalCounts, droppedEvents: tenants.droppedEvents)
+        let before = last.withLock { last in
+            defer { last = now }
+            return last
+        }
+        for (reason, count) in now.refused where count > before.refused[reason, default: 0] {
+            refused[reason]?.increment(by: count - before.refused[reason, default: 0])
+        }
+        droppedEvents.increment(by: max(0, now.droppedEvents - before.droppedEvents))
+        live.record(tenants.instances.count)
     }
 }
 

@@ -28,13 +28,7 @@ public struct AnalyticsService: Service {
     /// ``TenantLimits/idleSeconds`` (once a minute at most), then drains.
     public func run() async throws {
         await tenants.start()
-        let sweep = max(1, min(60, tenants.limits.idleSeconds / 4))
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: UInt64(sweep * 1_000_000_000))
-                tenants.evictIdle()
-            }
-        }
+        await cancelWhenGracefulShutdown { await tenants.evictIdleUntilCancelled() }
         let started = ContinuousClock.now
         let complete = await tenants.drain(timeout: drainTimeout)
         logger?.info(

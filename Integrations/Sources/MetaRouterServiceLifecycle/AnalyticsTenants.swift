@@ -133,6 +133,16 @@ public final class AnalyticsTenants: Sendable {
         }
     }
 
+    /// Calls ``evictIdle()`` every quarter of ``TenantLimits/idleSeconds`` (once a minute at
+    /// most, once a second at least) until the task is cancelled.
+    public func evictIdleUntilCancelled() async {
+        let sweep = max(1, min(60, limits.idleSeconds / 4))
+        while !Task.isCancelled {
+            try? await Task.sleep(nanoseconds: UInt64(sweep * 1_000_000_000))
+            evictIdle()
+        }
+    }
+
     /// Shuts down the instances no request used for ``TenantLimits/idleSeconds``.
     public func evictIdle() {
         let cutoff = ContinuousClock.now - .milliseconds(Int64(max(0, min(limits.idleSeconds, 86_400 * 365)) * 1000))

@@ -61,15 +61,7 @@ public final class VaporAnalyticsLifecycle: LifecycleHandler {
     public func didBootAsync(_ application: Application) async throws {
         await tenants.start()
         let tenants = self.tenants
-        let sweep = max(1, min(60, tenants.limits.idleSeconds / 4))
-        sweeper.withLock {
-            $0 = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(nanoseconds: UInt64(sweep * 1_000_000_000))
-                    tenants.evictIdle()
-                }
-            }
-        }
+        sweeper.withLock { $0 = Task { await tenants.evictIdleUntilCancelled() } }
     }
 
     /// Stops the sweep and delivers or persists every tenant's queue.

@@ -97,6 +97,17 @@ import Testing
         _ = try? await tenants.instance(for: "stranger-0001")
         #expect(asked.withLock { $0["stranger-0001"] } == 2)
         await tenants.drain(timeout: 5)
+
+        // A "no" remembered for no time is asked again each time; a "yes" stays.
+        limits.refusalMemorySeconds = 0
+        let forgetful = AnalyticsTenants(
+            policy: .resolver { key in
+                asked.withLock { $0["forgetful-" + key, default: 0] += 1 }
+                return key.hasPrefix("customer-")
+            }, limits: limits, options: Self.options(root: directory.url, host: Host(try Self.deadHost())))
+        for _ in 0..<3 { _ = try? await forgetful.instance(for: "stranger-0009") }
+        #expect(asked.withLock { $0["forgetful-stranger-0009"] } == 3)
+        await forgetful.drain(timeout: 5)
     }
 
     @Test func theCapEvictsTheLeastRecentlyUsedWhoseLogIsDeliveredWhenItReturns() async throws {
@@ -145,8 +156,12 @@ import Testing
         #expect(await eventually { server.accepted == ["Before"] }, "the eviction delivered the queue")
         let again = try await tenants.instance(for: "tenant-idle")
         again.track("After", properties: nil, options: EventOptions(userId: "user"))
+        // The sweep the services run finds it idle too (every second, with idleSeconds 0).
+        let sweeping = Task { await tenants.evictIdleUntilCancelled() }
+        #expect(await eventually { tenants.instances.isEmpty })
+        sweeping.cancel()
+        #expect(await eventually { server.accepted == ["Before", "After"] })
         await tenants.drain(timeout: 5)
-        #expect(server.accepted == ["Before", "After"])
         await server.stop()
     }
 

@@ -16,9 +16,9 @@ public enum InspectorFault: String, Sendable, CaseIterable {
 
 /// What the inspector holds: the last ``capacity`` events of accepted batches within
 /// ``byteBudget`` bytes (the oldest go first by either), the last batches (every attempt, faults
-/// included), delivery figures, and the pages listening (8 at most). An event larger than
-/// ``maxEventBytes`` is kept as a preview: its identifying fields and the start of its JSON,
-/// marked `truncated`. Safe from any thread; every change is sent to the listeners as one
+/// included), delivery figures, and the pages listening (8 at most). An event whose record is
+/// larger than ``maxEventBytes`` is kept as a preview: its identifying fields and the start of
+/// its JSON, marked `truncated`. Safe from any thread; every change is sent to the listeners as one
 /// server-sent event.
 public final class InspectorStore: Sendable {
     private struct State {
@@ -42,7 +42,8 @@ public final class InspectorStore: Sendable {
     public let capacity: Int
     /// Bytes of event JSON kept at most (64 MiB by default).
     public let byteBudget: Int
-    /// An event whose JSON is larger than this (64 KiB) is kept as a preview.
+    /// An event whose record (its JSON and its analysis) is larger than this (64 KiB) is kept
+    /// as a preview.
     public static let maxEventBytes = 64 * 1024
     /// The default ``byteBudget``.
     public static let defaultByteBudget = 64 << 20
@@ -87,11 +88,13 @@ public final class InspectorStore: Sendable {
     /// Records one batch attempt and, when it was accepted, its events with their analysis.
     func record(batch: [String: JSON], events: [JSON], accepted: Bool, analyse: (JSON) -> EventAnalysis) {
         state.withLockedValue { state in
-            var messages: [(String, JSON)] = []
+            // Each record as the text sent to the pages, written once.
+            var messages: [(kind: String, text: String)] = []
             // Sent under the lock, so every page sees batches and events in the store's order.
             defer {
-                messages.append(("stats", ["duplicates": .int(Int64(state.duplicates)), "outOfOrder": .int(Int64(state.outOfOrder))]))
-                for (kind, payload) in messages { Self.send(kind: kind, payload, to: state.listeners) }
+                let stats: JSON = ["duplicates": .int(Int64(state.duplicates)), "outOfOrder": .int(Int64(state.outOfOrder))]
+                messages.append(("stats", stats.description))
+                for message in messages { Self.send(kind: message.kind, text: message.text, to: state.listeners) }
             }
             var batch = batch
             let number = state.nextBatch
@@ -103,12 +106,10 @@ public final class InspectorStore: Sendable {
             }
             let record = JSON.object(batch)
             Self.append(record, to: &state.batches, keeping: 500)
-            messages.append(("batch", record))
+            messages.append(("batch", record.description))
             guard accepted else { return }
             for event in events {
-                let preview = Self.preview(of: event)
-                var row: [String: JSON] = ["seq": .int(Int64(state.nextEvent)), "batch": .int(Int64(number)), "event": preview ?? event]
-                if preview != nil { row["truncated"] = true }
+                var row: [String: JSON] = ["seq": .int(Int64(state.nextEvent)), "batch": .int(Int64(number)), "event": event]
                 state.nextEvent += 1
                 let analysis = analyse(event)
                 row["analysis"] = analysis.json
@@ -128,13 +129,17 @@ public final class InspectorStore: Sendable {
                         state.lastTimestamp[who] = time
                     }
                 }
-                let record = JSON.object(row)
-                let size = record.description.utf8.count
-                state.events.append(record)
-                state.eventSizes.append(size)
-                state.eventBytes += size
+                var text = JSON.object(row).description
+                if text.utf8.count > Self.maxEventBytes {
+                    row["event"] = Self.preview(of: event)
+                    row["truncated"] = true
+                    text = JSON.object(row).description
+                }
+                state.events.append(.object(row))
+                state.eventSizes.append(text.utf8.count)
+                state.eventBytes += text.utf8.count
                 trimEvents(&state)
-                messages.append(("event", record))
+                messages.append(("event", text))
             }
         }
     }
@@ -169,11 +174,10 @@ public final class InspectorStore: Sendable {
         state.eventBytes = bytes
     }
 
-    /// `event` cut down to what identifies it and the start of its JSON, when its JSON is over
-    /// ``maxEventBytes``; `nil` when it is not.
-    static func preview(of event: JSON) -> JSON? {
+    /// `event` cut down to what identifies it and the start of its JSON: what is kept of an
+    /// event whose record is over ``maxEventBytes``.
+    static func preview(of event: JSON) -> JSON {
         let text = event.description
-        guard text.utf8.count > maxEventBytes else { return nil }
         var kept: [String: JSON] = [:]
         for name in ["type", "event", "name", "messageId", "userId", "anonymousId", "groupId", "previousId", "timestamp", "writeKey"] {
             if let value = event[name]?.stringValue, value.utf8.count <= 256 { kept[name] = .string(value) }
@@ -226,11 +230,12 @@ public final class InspectorStore: Sendable {
     }
 
     private func broadcast(kind: String, _ payload: JSON) {
-        state.withLockedValue { Self.send(kind: kind, payload, to: $0.listeners) }
+        let text = payload.description
+        state.withLockedValue { Self.send(kind: kind, text: text, to: $0.listeners) }
     }
 
-    private static func send(kind: String, _ payload: JSON, to listeners: [Int: AsyncStream<String>.Continuation]) {
-        let message = "event: \(kind)\ndata: \(payload.description)\n\n"
+    private static func send(kind: String, text: String, to listeners: [Int: AsyncStream<String>.Continuation]) {
+        let message = "event: \(kind)\ndata: \(text)\n\n"
         for listener in listeners.values { listener.yield(message) }
     }
 }
