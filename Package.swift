@@ -75,7 +75,7 @@ let package = Package(
             ],
             path: "Sources/MetaRouter"
         ),
-        .target(name: "MetaRouterTesting", dependencies: ["MetaRouterCore"], path: "Sources/MetaRouterTesting"),
+        .target(name: "MetaRouterTesting", dependencies: ["MetaRouter"], path: "Sources/MetaRouterTesting"),
         .executableTarget(
             name: "MetaRouterCrashChild",
             dependencies: ["MetaRouter"],

@@ -49,8 +49,9 @@ public final class TransformPlugin: Plugin {
 
     /// Parses `text` (rule text, our JSON, or Segment settings) and, when it loads, swaps it in
     /// for every transform plugin of `analytics` whose rule set is called `name`. A text that
-    /// does not load is rejected with its error and the old rules stay.
-    public static func replace(in analytics: AnalyticsClient, named name: String, with text: String) throws {
+    /// does not load is rejected with its error and the old rules stay. Apps call
+    /// `Analytics.replaceRules(named:with:)`.
+    package static func replace(in analytics: AnalyticsClient, named name: String, with text: String) throws {
         let newRules = try RuleSetLoader.load(text)
         analytics.perform { timeline in
             for plugin in timeline.findAll(TransformPlugin.self) where plugin.ruleSet.name == name {

@@ -5,7 +5,7 @@ import Foundation
 /// taken at the call) and kept in order, ``maxKeptCalls`` of them at most: a call beyond that
 /// is dropped at the call, counted and logged (one line per 10 s), as the ingress does when it
 /// is full. Binding replays them into the client ahead of any later call.
-package final class AnalyticsProxy: AnalyticsInterface {
+package final class AnalyticsProxy: AnalyticsBackend {
     private struct State {
         var target: MetaRouterClient?
         /// The client being bound while kept calls are replayed into it.
@@ -120,49 +120,49 @@ package final class AnalyticsProxy: AnalyticsInterface {
     }
 
     /// Records a user action.
-    package func track(_ event: String, properties: [String: Any]?, options: EventOptions?) {
+    package func track(_ event: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         if let target { return target.track(event, properties: properties, options: options) }
         forward(factory.track(event, properties: properties, options: options))
     }
 
     /// Sets the current user and records their traits.
-    package func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
+    package func identify(_ userId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         if let target { return target.identify(userId, traits: traits, options: options) }
         forwardUserChange(factory.identify(userId, traits: traits, options: options))
     }
 
     /// Sets the current group and records its traits.
-    package func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) {
+    package func group(_ groupId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         if let target { return target.group(groupId, traits: traits, options: options) }
         forward(factory.group(groupId, traits: traits, options: options))
     }
 
     /// Records a screen view.
-    package func screen(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+    package func screen(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         if let target { return target.screen(name, properties: properties, options: options) }
         forward(factory.view(.screen, name, properties: properties, options: options))
     }
 
     /// Records a page view.
-    package func page(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+    package func page(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         if let target { return target.page(name, properties: properties, options: options) }
         forward(factory.view(.page, name, properties: properties, options: options))
     }
 
     /// Links the current identity to `newUserId`.
-    package func alias(_ newUserId: String, options: EventOptions?) {
+    package func alias(_ newUserId: String, options: EventOptions? = nil) {
         if let target { return target.alias(newUserId, options: options) }
         forwardUserChange(PreparedEvent(factory.alias(newUserId, options: options)))
     }
 
     /// Records a user action with typed properties.
-    package func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
+    package func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions? = nil) {
         if let target { return target.track(event, properties: properties, options: options) }
         forward(PreparedEvent(factory.track(event, encodable: properties, options: options)))
     }
 
     /// Sets the current user with typed traits.
-    package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
+    package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions? = nil) {
         if let target { return target.identify(userId, traits: traits, options: options) }
         forwardUserChange(PreparedEvent(factory.identify(userId, encodable: traits, options: options)))
     }
@@ -187,6 +187,10 @@ package final class AnalyticsProxy: AnalyticsInterface {
     package func reset() { forward { $0.reset() } }
     /// Turns on debug logging once a client is bound.
     package func enableDebugLogging() { forward { $0.enableDebugLogging() } }
+    /// Sets the log level once a client is bound.
+    package func setLogLevel(_ level: LogLevel) { forward { $0.setLogLevel(level) } }
+    /// Runs `body` with the bound client's engine once one is bound, in call order.
+    package func withEngine(_ body: @escaping @Sendable (AnalyticsClient) -> Void) { forward { body($0.client) } }
     /// Sets tracing once a client is bound.
     package func setTracing(_ enabled: Bool) { forward { $0.setTracing(enabled) } }
     /// Forwards the URL once a client is bound.
@@ -201,8 +205,8 @@ package final class AnalyticsProxy: AnalyticsInterface {
     package func resetAndWait() async {
         if let target { await target.resetAndWait() } else { reset() }
     }
-    /// The bound client's engine, once a client is bound.
-    package var client: AnalyticsClient { get async { await boundClient().client } }
+    /// The bound client, once a client is bound.
+    package func boundInstance() async -> MetaRouterClient { await boundClient() }
 
     /// The bound client's state, or `lifecycle: idle` when none is bound yet.
     package func getDebugInfo() async -> DebugInfo {

@@ -3,7 +3,7 @@ import MetaRouterAdvertisingID
 
 /// One analytics instance as the seed API presents it: an ``AnalyticsClient`` with the
 /// default plugins, plus the options it was made with.
-package final class MetaRouterClient: AnalyticsInterface {
+package final class MetaRouterClient: AnalyticsBackend {
     /// The engine: ordered ingress, executor and timeline. Use it to add plugins.
     package let client: AnalyticsClient
     /// The options this instance was created with.
@@ -48,42 +48,42 @@ package final class MetaRouterClient: AnalyticsInterface {
     }
 
     /// Records a user action.
-    package func track(_ event: String, properties: [String: Any]?, options: EventOptions?) {
+    package func track(_ event: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         client.track(event, properties: properties, options: options)
     }
 
     /// Sets the current user and records their traits.
-    package func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?) {
+    package func identify(_ userId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         changingUser { client.identify(userId, traits: traits, options: options) }
     }
 
     /// Sets the current group and records its traits.
-    package func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?) {
+    package func group(_ groupId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         client.group(groupId, traits: traits, options: options)
     }
 
     /// Records a screen view.
-    package func screen(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+    package func screen(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         client.screen(name, properties: properties, options: options)
     }
 
     /// Records a page view.
-    package func page(_ name: String, properties: [String: Any]?, options: EventOptions?) {
+    package func page(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         client.page(name, properties: properties, options: options)
     }
 
     /// Links the current identity to `newUserId`.
-    package func alias(_ newUserId: String, options: EventOptions?) {
+    package func alias(_ newUserId: String, options: EventOptions? = nil) {
         changingUser { client.alias(newUserId, options: options) }
     }
 
     /// Records a user action with typed properties.
-    package func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions?) {
+    package func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions? = nil) {
         client.track(event, properties: properties, options: options)
     }
 
     /// Sets the current user with typed traits.
-    package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions?) {
+    package func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions? = nil) {
         changingUser { client.identify(userId, traits: traits, options: options) }
     }
 
@@ -150,6 +150,15 @@ package final class MetaRouterClient: AnalyticsInterface {
         }
         #endif
     }
+
+    /// This instance.
+    package func boundInstance() async -> MetaRouterClient { self }
+
+    /// Sets the lowest level logged, at once.
+    package func setLogLevel(_ level: LogLevel) { client.logger.minimumLevel = level }
+
+    /// Runs `body` with the engine, at once.
+    package func withEngine(_ body: @escaping @Sendable (AnalyticsClient) -> Void) { body(client) }
 
     /// Adds or removes `Trace: true` on uploads, in order with other calls.
     package func setTracing(_ enabled: Bool) {

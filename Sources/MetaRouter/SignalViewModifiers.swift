@@ -7,7 +7,7 @@ import SwiftUI
 extension View {
     /// Emits navigation signals for this view as a screen: `entering` when it appears and
     /// `leaving` when it disappears.
-    public func signalScreen(_ name: String, analytics: any AnalyticsInterface = MetaRouter.Analytics.shared) -> some View {
+    public func signalScreen(_ name: String, analytics: Analytics = .shared) -> some View {
         onAppear { analytics.emit(.navigation(.entering, screen: name)) }
             .onDisappear { analytics.emit(.navigation(.leaving, screen: name)) }
     }
@@ -17,7 +17,7 @@ extension View {
     /// `TapGesture` begins.
     @available(tvOS 16.0, *)
     public func signalTap(
-        _ title: String?, component: String = "button", analytics: any AnalyticsInterface = MetaRouter.Analytics.shared
+        _ title: String?, component: String = "button", analytics: Analytics = .shared
     ) -> some View {
         simultaneousGesture(TapGesture().onEnded { analytics.emit(.interaction(component: component, title: title)) })
     }

@@ -25,7 +25,7 @@ private func waitingCalls(_ analytics: MetaRouterClient) -> [(String, @Sendable 
         ("getAnonymousId", { _ = await analytics.getAnonymousId() }),
         ("resetAndWait", { await analytics.resetAndWait() }),
         ("forget", { _ = await analytics.forget() }),
-        ("client", { _ = await (analytics as any AnalyticsInterface).client }),
+        ("performAndWait", { _ = await MetaRouter.Analytics.instance(for: analytics.options).performAndWait { _ in true } }),
         ("shared.flushAndWait", { await MetaRouter.Analytics.shared.flushAndWait() }),
         ("shared.getDebugInfo", { _ = await MetaRouter.Analytics.shared.getDebugInfo() }),
         ("Analytics.resetAndWait", { await MetaRouter.Analytics.resetAndWait() }),

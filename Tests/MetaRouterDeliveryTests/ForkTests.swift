@@ -9,7 +9,7 @@ import Testing
 /// line) instead of hanging; the parent carries on delivering.
 @Suite struct ForkTests {
     static let waitingCalls = [
-        "flushAndWait", "getDebugInfo", "getAnonymousId", "resetAndWait", "forget", "client", "shared.flushAndWait",
+        "flushAndWait", "getDebugInfo", "getAnonymousId", "resetAndWait", "forget", "performAndWait", "shared.flushAndWait",
         "shared.getDebugInfo", "Analytics.resetAndWait", "initializeAndWait", "refreshEntitlements", "shutdown", "Analytics.shutdownAll",
     ]
 

@@ -128,14 +128,14 @@ import Testing
         await analytics.shutdown()
     }
 
-    @Test func typedPropertiesWork() async {
+    @Test func typedPropertiesWork() async throws {
         struct Order: Encodable {
             let orderId: String
             let total: Double
         }
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-typed-\(UUID())", capture: capture))
-        let interface: AnalyticsInterface = analytics
+        let interface = MetaRouter.Analytics.instance(for: localOptions("facade-typed-\(UUID())", capture: capture))
+        let analytics = try #require(interface.instance)
         interface.track("Order Completed", properties: Order(orderId: "o1", total: 19.99))
         interface.track("Untyped", properties: ["a": 1])
         await analytics.client.settle()
@@ -170,7 +170,7 @@ import Testing
         let analytics = await MetaRouter.Analytics.initializeAndWait(with: localOptions("facade-shared-\(UUID())", capture: capture))
         shared.track("late")
         let anonymousId = await anonymousTask.value
-        await (analytics as? MetaRouterClient)?.client.settle()
+        await analytics.instance?.client.settle()
         let events = capture.events
         try #require(events.count == 3_002)
         #expect(events.prefix(3_000).compactMap { $0.properties?["i"]?.int64Value } == Array(0..<3_000).map(Int64.init))
@@ -183,6 +183,6 @@ import Testing
         await MetaRouter.Analytics.resetAndWait()
         #expect(await shared.getAnonymousId() != anonymousId)
         // Only this test's instance: other tests in the same parallel run own theirs.
-        await (analytics as? MetaRouterClient)?.shutdown()
+        await analytics.shutdown()
     }
 }

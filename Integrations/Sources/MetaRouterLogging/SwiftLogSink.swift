@@ -61,7 +61,7 @@ extension InitOptions {
 
 extension SwiftLogSink {
     /// Sets `analytics`'s log threshold to what `logger` keeps.
-    public static func matchLevel(of analytics: any AnalyticsInterface, to logger: Logger) async {
-        await analytics.client.configuration.logger.minimumLevel = minimumLevel(for: logger.logLevel)
+    public static func matchLevel(of analytics: Analytics, to logger: Logger) {
+        analytics.setLogLevel(minimumLevel(for: logger.logLevel))
     }
 }

@@ -22,7 +22,7 @@ import Synchronization
 public final class AnalyticsMetrics: Service {
     /// Seconds between readings.
     public let interval: TimeInterval
-    private let source: @Sendable () -> [(writeKey: String, analytics: any AnalyticsInterface)]
+    private let source: @Sendable () -> [(writeKey: String, analytics: Analytics)]
     private let refusals: RefusalMetrics?
     private let factory: any MetricsFactory
     private let last = LastReadings()
@@ -32,7 +32,7 @@ public final class AnalyticsMetrics: Service {
     /// `interval` seconds once ``run()`` runs, into `factory` (the bootstrapped one by default).
     public init(
         interval: TimeInterval = 10, factory: any MetricsFactory = MetricsSystem.factory,
-        source: @escaping @Sendable () -> [(writeKey: String, analytics: any AnalyticsInterface)]
+        source: @escaping @Sendable () -> [(writeKey: String, analytics: Analytics)]
     ) {
         self.interval = max(0.1, interval)
         self.factory = factory

@@ -16,7 +16,7 @@ import Synchronization
 /// ones and drains them all at graceful shutdown; requests after the drain began are refused.
 public final class AnalyticsTenants: Sendable {
     private struct Live {
-        let analytics: any AnalyticsInterface
+        let analytics: Analytics
         var lastUsed: ContinuousClock.Instant
         let diskBytes: Int
     }
@@ -33,7 +33,7 @@ public final class AnalyticsTenants: Sendable {
     }
 
     private enum Lookup {
-        case live(any AnalyticsInterface)
+        case live(Analytics)
         case evicting(Task<Void, Never>)
         case absent(admitted: Bool?)
         case draining
@@ -66,7 +66,7 @@ public final class AnalyticsTenants: Sendable {
     /// The live instance for `writeKey`, made if the policy admits the key; a lock and a lookup
     /// once it is live. Throws ``TenantRefusal`` for a key the policy does not admit, a
     /// malformed key, or once the drain began.
-    public func instance(for writeKey: String) async throws(TenantRefusal) -> any AnalyticsInterface {
+    public func instance(for writeKey: String) async throws(TenantRefusal) -> Analytics {
         guard isWellFormed(writeKey) else { throw refuse(.malformedKey, writeKey) }
         while true {
             switch lookup(writeKey) {
@@ -103,7 +103,7 @@ public final class AnalyticsTenants: Sendable {
     }
 
     /// The live instances (after a drain, the drained ones), by write key.
-    public var instances: [(writeKey: String, analytics: any AnalyticsInterface)] {
+    public var instances: [(writeKey: String, analytics: Analytics)] {
         state.withLock { $0.live.map { ($0.key, $0.value.analytics) } }
     }
 
@@ -156,7 +156,7 @@ public final class AnalyticsTenants: Sendable {
     @discardableResult
     public func drain(timeout: TimeInterval) async -> Bool {
         // The drained instances stay listed, so a last metrics reading sees what they did.
-        let (live, evictions) = state.withLock { state -> ([any AnalyticsInterface], [Task<Void, Never>]) in
+        let (live, evictions) = state.withLock { state -> ([Analytics], [Task<Void, Never>]) in
             state.draining = true
             return (state.live.values.map(\.analytics), Array(state.evicting.values))
         }
@@ -208,7 +208,7 @@ public final class AnalyticsTenants: Sendable {
     /// Makes and admits `writeKey`'s instance (outside the lock: the options closure and the
     /// SDK's start may take their time), evicting the least recently used one past the cap.
     /// `nil` when the key's state changed meanwhile: look it up again.
-    private func make(_ writeKey: String) -> (any AnalyticsInterface)? {
+    private func make(_ writeKey: String) -> (Analytics)? {
         var options = options(writeKey)
         let disk = state.withLock { state -> Int in
             let used = state.live.values.reduce(0) { $0 + $1.diskBytes } + state.reserved.values.reduce(0, +)
@@ -222,7 +222,7 @@ public final class AnalyticsTenants: Sendable {
         if disk < Self.smallestLog { options.maxDiskEvents = 0 }
         let made = MetaRouter.Analytics.instance(for: options)
         let now = ContinuousClock.now
-        return state.withLock { state -> (any AnalyticsInterface)? in
+        return state.withLock { state -> (Analytics)? in
             state.reserved[writeKey] = nil
             if let live = state.live[writeKey] { return live.analytics }
             guard !state.draining, state.evicting[writeKey] == nil else {
@@ -257,7 +257,7 @@ public final class AnalyticsTenants: Sendable {
 
     /// Shuts `analytics` down (delivering what it can within ``TenantLimits/evictionTimeout``),
     /// then records what its disk log still holds (counted as its whole share until then).
-    private func retire(_ writeKey: String, _ analytics: any AnalyticsInterface, diskBytes: Int) -> Task<Void, Never> {
+    private func retire(_ writeKey: String, _ analytics: Analytics, diskBytes: Int) -> Task<Void, Never> {
         let timeout = max(0, limits.evictionTimeout)
         let directory = options(writeKey).storageDirectory
         return Task {

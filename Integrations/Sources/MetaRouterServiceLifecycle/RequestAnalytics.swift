@@ -23,7 +23,7 @@ public struct RequestIdentity: Sendable, Hashable {
 /// (``refusal``), every call is dropped and counted (``AnalyticsTenants/droppedEvents``).
 public struct RequestAnalytics: Sendable {
     /// The tenant's instance; `nil` when the tenant was refused.
-    public let analytics: (any AnalyticsInterface)?
+    public let analytics: (Analytics)?
     /// Why the request's tenant was refused, if it was.
     public let refusal: TenantRefusal?
     /// The request's identity.
@@ -33,7 +33,7 @@ public struct RequestAnalytics: Sendable {
 
     /// `analytics` for a request acting for `identity`; `decorate` adjusts each call's options
     /// (the tracing products add the trace context there).
-    public init(analytics: any AnalyticsInterface, identity: RequestIdentity, decorate: @escaping @Sendable (EventOptions) -> EventOptions = { $0 }) {
+    public init(analytics: Analytics, identity: RequestIdentity, decorate: @escaping @Sendable (EventOptions) -> EventOptions = { $0 }) {
         self.analytics = analytics
         self.refusal = nil
         self.identity = identity

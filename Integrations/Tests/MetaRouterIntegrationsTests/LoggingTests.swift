@@ -56,10 +56,9 @@ import Testing
         options.log(to: logger)
         #expect(!options.debug)
         let analytics = MetaRouter.Analytics.instance(for: options)
-        await SwiftLogSink.matchLevel(of: analytics, to: logger)
-        #expect(await analytics.client.configuration.logger.minimumLevel == .warning)
+        SwiftLogSink.matchLevel(of: analytics, to: logger)
         analytics.track("")  // an input problem, logged as a warning
-        await analytics.client.settle()
+        await analytics.performAndWait { _ in }
         #expect(await eventually { capture.records.withLock { $0.contains { $0.metadata["sdk"] == "sdk.invalid_input" } } })
         #expect(capture.records.withLock { $0.allSatisfy { $0.level >= .warning } })
         await analytics.shutdown(timeout: 1)

@@ -316,9 +316,9 @@ public final class AnalyticsClient: Sendable {
 
 /// Carries a plugin to the executor. Plugins are not `Sendable`; ownership passes to the
 /// executor, which alone invokes them from then on.
-struct PluginHandoff: @unchecked Sendable {  // the plugin is only invoked on the executor after handoff
-    let plugin: any Plugin
-    init(_ plugin: any Plugin) { self.plugin = plugin }
+package struct PluginHandoff: @unchecked Sendable {  // the plugin is only invoked on the executor after handoff
+    package let plugin: any Plugin
+    package init(_ plugin: any Plugin) { self.plugin = plugin }
 }
 
 /// Carries a non-`Sendable` closure to the executor, where alone it runs.

@@ -79,7 +79,7 @@ public enum DemoSession {
         // Refreshed every quarter of a second, so the change shows within the session.
         options.remoteRules = rulesURL.map { RemoteRulesOptions(url: $0, refreshInterval: 0.25) }
         let analytics = MetaRouter.Analytics.instance(for: options)
-        await analytics.client.settle()
+        await analytics.performAndWait { _ in }
         await waitForRemoteRules(version: 1, analytics)
         lifecycle.send(.launched(inBackground: false))
         analytics.identify("user-42", traits: ["name": "Jane Doe", "plan": "pro", "signed_up": Date(timeIntervalSince1970: 1_767_225_600)])
@@ -89,7 +89,7 @@ public enum DemoSession {
         analytics.track("Debug Ping", properties: ["build": "local"])
         analytics.track("Product Added", properties: ["sku": "SHOE-123", "quantity": 2, "bad_value": Double.nan])
         served.withLockedValue { $0 = remoteRules(version: 2) }
-        await analytics.client.settle()
+        await analytics.performAndWait { _ in }
         await waitForRemoteRules(version: 2, analytics)
         analytics.page("Checkout", properties: ["url": "/checkout", "referrer": "/cart"])
         analytics.track("Order Completed", properties: [
@@ -98,7 +98,7 @@ public enum DemoSession {
         analytics.alias("customer-42")
         analytics.track("Receipt Shared", properties: ["channel": "email"])
         lifecycle.send(.didEnterBackground)
-        await analytics.client.settle()
+        await analytics.performAndWait { _ in }
         await analytics.flushAndWait()
         await analytics.shutdown()
         await ruleServer.stop()
@@ -115,7 +115,7 @@ public enum DemoSession {
         }
     }
 
-    private static func waitForRemoteRules(version: Int, _ analytics: any AnalyticsInterface) async {
+    private static func waitForRemoteRules(version: Int, _ analytics: Analytics) async {
         let deadline = Date().addingTimeInterval(10)
         while await analytics.getDebugInfo().remoteRules?.version != version, Date() < deadline {
             try? await Task.sleep(nanoseconds: 20_000_000)

@@ -29,10 +29,9 @@ struct SendCommand: AsyncParsableCommand {
         options.logSink = PrefixedLogSink()
         let analytics = MetaRouter.Analytics.instance(for: options)
         if let error = await analytics.getDebugInfo().error { throw ValidationError(error) }
-        let client = await analytics.client
         var unreadable = 0
         for (index, line) in lines.enumerated() {
-            if let event = EventLine.event(from: String(line)) { client.process(event) } else { unreadable += 1 }
+            if let event = EventLine.event(from: String(line)) { analytics.process(event) } else { unreadable += 1 }
             if index % 100 == 0 || index == lines.count - 1 { ProgressBar.draw(done: index + 1, total: lines.count) }
         }
         // Through transient failures (a 5xx, a 429, a dropped connection) the SDK retries with

@@ -8,7 +8,7 @@ import FoundationNetworking
 
 @Sendable private func entitlementsDocSnippet1() async throws {
 
-    func startWithEntitlements() -> any AnalyticsInterface {
+    func startWithEntitlements() -> Analytics {
         var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
         options.entitlements = EntitlementOptions(refreshIntervalSeconds: 900)
         let analytics = MetaRouter.Analytics.initialize(with: options)
@@ -23,7 +23,7 @@ import FoundationNetworking
 
 @Sendable private func entitlementsDocSnippet2() async throws {
 
-    func refreshAfterCheckout(_ analytics: any AnalyticsInterface) async {
+    func refreshAfterCheckout(_ analytics: Analytics) async {
         do {
             let features = try await analytics.refreshEntitlements()
             print("now entitled to", features.sorted())
@@ -37,7 +37,7 @@ import FoundationNetworking
 
 @Sendable private func entitlementsDocSnippet3() async throws {
 
-    func watchEntitlements(_ analytics: any AnalyticsInterface) {
+    func watchEntitlements(_ analytics: Analytics) {
         analytics.onEntitlementsChange { change in
             print("\(change.userId ?? "nobody"): \(change.old ?? []) → \(change.new ?? [])")
         }
@@ -51,7 +51,7 @@ import FoundationNetworking
 
 @Sendable private func entitlementsDocSnippet4() async throws {
 
-    func forwardPurchase(_ analytics: any AnalyticsInterface, transactionId: UInt64, signedTransaction: String) -> Bool {
+    func forwardPurchase(_ analytics: Analytics, transactionId: UInt64, signedTransaction: String) -> Bool {
         switch analytics.recordPurchase(transactionId: String(transactionId), evidence: signedTransaction) {
         case .queued, .alreadyWaiting: return true  // the SDK hands it over: finish the transaction
         case .refused: return false  // not kept: leave the transaction unfinished, StoreKit redelivers it
@@ -76,7 +76,7 @@ import FoundationNetworking
         }
     }
 
-    func startWithBackend() -> any AnalyticsInterface {
+    func startWithBackend() -> Analytics {
         var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
         options.entitlements = EntitlementOptions(source: BackendEntitlements(base: URL(string: "https://api.example.com")!))
         return MetaRouter.Analytics.instance(for: options)

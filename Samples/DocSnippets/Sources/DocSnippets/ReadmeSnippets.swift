@@ -39,19 +39,19 @@ import FoundationNetworking
     }
 
     let instance = MetaRouter.Analytics.instance(for: InitOptions(writeKey: "key", ingestionHost: "https://in.example.com"))
-    await instance.client.add(plugin: ConsentGate())
+    instance.add(plugin: ConsentGate())
 }
 
 @Sendable private func readmeSnippet3() async {
 
-    func makeTenantAnalytics(writeKey: String) -> any AnalyticsInterface {
+    func makeTenantAnalytics(writeKey: String) -> Analytics {
         var options = InitOptions(writeKey: writeKey, ingestionHost: "https://in.example.com")
         options.application = ApplicationInfo(name: "checkout-service", version: "2.4.1")
         options.identityMode = .perCall   // no device identity: each event names its own person
         return MetaRouter.Analytics.instance(for: options)   // one per write key, created once
     }
 
-    func handleCheckout(_ analytics: any AnalyticsInterface, userId: String, visitorId: String) {
+    func handleCheckout(_ analytics: Analytics, userId: String, visitorId: String) {
         analytics.track("Checkout Started", properties: ["cart_size": 3],
                         options: EventOptions(userId: userId, anonymousId: visitorId))
     }
@@ -63,7 +63,7 @@ import FoundationNetworking
 
 @Sendable private func readmeSnippet4() async {
 
-    func makePrivateAnalytics() -> any AnalyticsInterface {
+    func makePrivateAnalytics() -> Analytics {
         var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
         options.scrubPII = true
         options.piiScrubbing = PIIScrubbingOptions(redactedKeys: ["password", "ssn"])
@@ -75,7 +75,7 @@ import FoundationNetworking
 
 @Sendable private func readmeSnippet5() async {
 
-    func makeLiveAnalytics() throws -> any AnalyticsInterface {
+    func makeLiveAnalytics() throws -> Analytics {
         var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
         options.captureCrashes = true   // a crash is sent at the next start, with its breadcrumbs
         options.remoteRules = RemoteRulesOptions(url: URL(string: "https://rules.example.com/app.rules")!)
@@ -94,7 +94,7 @@ import FoundationNetworking
 
 @Sendable private func readmeSnippet6() async {
 
-    func startWithEntitlements() -> any AnalyticsInterface {
+    func startWithEntitlements() -> Analytics {
         var options = InitOptions(writeKey: "your-write-key", ingestionHost: "https://in.example.com")
         options.entitlements = EntitlementOptions()
         let analytics = MetaRouter.Analytics.initialize(with: options)

@@ -1,11 +1,9 @@
 import Foundation
 
-/// The seed README's client API. `MetaRouter.Analytics.initialize(with:)` and `.shared`
-/// return it; every method may be called from any thread and returns at once (the `async`
-/// ones wait for the pipeline). The methods of a pillar built as a trait (consent, super
-/// properties and PII scrubbing, the tracking plan, error capture, signals, entitlements) are
-/// there when its trait is on, as it is by default.
-public protocol AnalyticsInterface: AnyObject, Sendable {
+/// What stands behind an ``Analytics`` object: an instance (``MetaRouterClient``) or, for
+/// `shared`, the proxy that keeps calls until one is bound (``AnalyticsProxy``). Internal to
+/// the package, so its requirements may follow the traits: the public face is the class.
+package protocol AnalyticsBackend: AnyObject, Sendable {
     /// Records a user action.
     func track(_ event: String, properties: [String: Any]?, options: EventOptions?)
     /// Sets the current user and records their traits.
@@ -42,6 +40,11 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func reset()
     /// Turns on debug logging.
     func enableDebugLogging()
+    /// Sets the lowest level logged.
+    func setLogLevel(_ level: LogLevel)
+    /// Runs `body` with the engine: at once on an instance; on `shared`, once one is bound,
+    /// in call order.
+    func withEngine(_ body: @escaping @Sendable (AnalyticsClient) -> Void)
     /// The client's state.
     func getDebugInfo() async -> DebugInfo
     /// Adds (or removes) `Trace: true` on every upload.
@@ -56,9 +59,8 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     func shutdown(timeout: TimeInterval) async -> Bool
     /// Resets and waits until the reset is applied.
     func resetAndWait() async
-    /// The engine behind this instance: add plugins to it (``AnalyticsClient/add(plugin:at:)``)
-    /// or run work on its executor. On `shared` it waits until an instance is initialized.
-    var client: AnalyticsClient { get async }
+    /// The instance itself; for `shared`, the bound one once one is.
+    func boundInstance() async -> MetaRouterClient
 
     #if Privacy
     /// Turns PII scrubbing on or off for the calls made after this one.
@@ -120,59 +122,3 @@ public protocol AnalyticsInterface: AnyObject, Sendable {
     #endif
 }
 
-#if ErrorCapture
-extension AnalyticsInterface {
-    /// Reports a caught error (handled) as an `Error Captured` event.
-    public func captureError(_ error: any Error, properties: [String: Any]? = nil) {
-        captureError(error, handled: true, properties: properties)
-    }
-
-    /// Reports an error as an `Error Captured` event, `handled: false` for one the app could
-    /// not recover from.
-    public func captureError(_ error: any Error, handled: Bool) {
-        captureError(error, handled: handled, properties: nil)
-    }
-}
-#endif
-
-extension AnalyticsInterface {
-    /// Records a user action.
-    public func track(_ event: String, properties: [String: Any]? = nil) {
-        track(event, properties: properties, options: nil)
-    }
-
-    /// Records a user action with typed properties.
-    public func track<Properties: Encodable>(_ event: String, properties: Properties) {
-        track(event, properties: properties, options: nil)
-    }
-
-    /// Sets the current user and records their traits.
-    public func identify(_ userId: String, traits: [String: Any]? = nil) {
-        identify(userId, traits: traits, options: nil)
-    }
-
-    /// Sets the current user with typed traits.
-    public func identify<Traits: Encodable>(_ userId: String, traits: Traits) {
-        identify(userId, traits: traits, options: nil)
-    }
-
-    /// Sets the current group and records its traits.
-    public func group(_ groupId: String, traits: [String: Any]? = nil) {
-        group(groupId, traits: traits, options: nil)
-    }
-
-    /// Records a screen view.
-    public func screen(_ name: String, properties: [String: Any]? = nil) {
-        screen(name, properties: properties, options: nil)
-    }
-
-    /// Records a page view.
-    public func page(_ name: String, properties: [String: Any]? = nil) {
-        page(name, properties: properties, options: nil)
-    }
-
-    /// Links the current identity to `newUserId`.
-    public func alias(_ newUserId: String) {
-        alias(newUserId, options: nil)
-    }
-}

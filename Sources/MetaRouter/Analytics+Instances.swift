@@ -1,0 +1,141 @@
+import Foundation
+
+/// The name the seed README gives an instance's type (`var analytics: AnalyticsInterface?`).
+public typealias AnalyticsInterface = Analytics
+
+/// Making, finding and stopping instances: one per write key in a process.
+extension Analytics {
+    /// One instance per write key. Held across `fork()`, so a child, whose calls pass through
+    /// it, never inherits it held (``ForkGuard``).
+    private static let registry: Locked<[String: Analytics]> = {
+        let registry = Locked<[String: Analytics]>([:])
+        ForkGuard.holdAcrossFork(HeldAcrossFork(registry))
+        return registry
+    }()
+    private static let proxy: AnalyticsProxy = {
+        let proxy = AnalyticsProxy()
+        proxy.holdLockAcrossFork()
+        return proxy
+    }()
+    private static let sharedInstance = Analytics(shared: proxy)
+
+    /// The first initialized instance, usable from anywhere — even before
+    /// `initialize(with:)`: calls made earlier are kept in order (50,000 at most; a call
+    /// beyond that is dropped at the call and logged, `sdk.ingress_full`) and replayed once
+    /// an instance is bound. The `async` methods that read state wait for that instance.
+    public static var shared: Analytics { sharedInstance }
+
+    /// Returns the instance for `options.writeKey`, creating and starting it if needed, and
+    /// binds ``shared`` to it unless it is bound already.
+    ///
+    /// It returns at once; calls made before the instance is ready wait, in order. A second
+    /// call with the same write key returns the existing instance (its options are kept;
+    /// other options are reported once, `sdk.instance_exists`). Invalid options (empty write
+    /// key, a host that is not http(s), `maxQueueEvents <= 0`, negative `maxDiskEvents`,
+    /// `flushIntervalSeconds <= 0`) are logged and give an inert instance that drops every
+    /// call and reports the error in `getDebugInfo()`.
+    ///
+    /// - Parameter options: The write key, the ingestion host and everything else.
+    /// - Returns: The instance for the write key.
+    @discardableResult
+    public static func initialize(with options: InitOptions) -> Analytics {
+        let analytics = instance(for: options)
+        if let instance = analytics.instance { proxy.bind(instance) }
+        return analytics
+    }
+
+    /// The instance for `options.writeKey`, created if needed, like ``initialize(with:)`` but
+    /// without binding ``shared`` — for servers that run one instance per tenant.
+    ///
+    /// No caller code runs under the registry's lock: the plugin factory and a custom store
+    /// run first, outside it, so a factory may itself ask for an instance.
+    ///
+    /// - Parameter options: The write key, the ingestion host and everything else.
+    /// - Returns: The instance for the write key.
+    public static func instance(for options: InitOptions) -> Analytics {
+        // A known key is a lock and a lookup (and a few comparisons): servers ask per request.
+        if let existing = registry.withLock({ $0[options.writeKey] }) {
+            existing.instance?.noteRequest(with: options)
+            return existing
+        }
+        let prepared = ClientFactory.prepare(options)
+        let (analytics, created) = registry.withLock { instances -> (Analytics, Bool) in
+            if let existing = instances[options.writeKey] { return (existing, false) }
+            let made = Analytics(instance: prepared.start())
+            if made.instance?.configurationError == nil { instances[options.writeKey] = made }
+            return (made, true)
+        }
+        if let instance = analytics.instance {
+            if !created {
+                instance.noteRequest(with: options)
+            } else if instance.configurationError == nil {
+                instance.client.logger.debug("sdk.configured: instance for write key \(DebugInfo.mask(options.writeKey)) created")
+            }
+        }
+        return analytics
+    }
+
+    /// ``instance(for:)`` as the concrete type the built-ins and the tests work with.
+    package static func concreteInstance(for options: InitOptions) -> MetaRouterClient {
+        // An instance made by `instance(for:)` always has one.
+        instance(for: options).instance!
+    }
+
+    /// Removes a shut-down instance from the registry (and from `shared`), so the next
+    /// request for its write key creates a live one.
+    static func forget(_ client: MetaRouterClient) {
+        registry.withLock { instances in
+            if instances[client.options.writeKey]?.instance === client { instances[client.options.writeKey] = nil }
+        }
+        if proxy.target === client { proxy.unbind() }
+    }
+
+    /// Initializes and waits until the instance is ready (plugins configured, identity
+    /// loaded).
+    ///
+    /// - Parameter options: The write key, the ingestion host and everything else.
+    /// - Returns: The instance, ready.
+    public static func initializeAndWait(with options: InitOptions) async -> Analytics {
+        let analytics = initialize(with: options)
+        await analytics.instance?.client.settle()
+        return analytics
+    }
+
+    /// Resets the shared instance (identity, advertising id, queue) and waits until the
+    /// reset has been applied. Does nothing when no instance is bound.
+    public static func resetAndWait() async {
+        await proxy.target?.resetAndWait()
+    }
+
+    /// Shuts down and forgets every instance, and unbinds ``shared``: the next
+    /// `initialize(with:)` starts afresh. For tests and for servers that stop. The instances
+    /// shut down side by side, each delivering what it can within `timeout` seconds (10 by
+    /// default); what is left stays in their logs for the next start. A server gives it a few
+    /// seconds less than its orchestrator's grace period (Kubernetes: 30 s).
+    ///
+    /// - Parameter timeout: Seconds each instance may take.
+    /// - Returns: Whether every instance finished in time with every accepted event delivered
+    ///   or on disk.
+    @discardableResult
+    public static func shutdownAll(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
+        let clients = registry.withLock { instances -> [MetaRouterClient] in
+            defer { instances = [:] }
+            return instances.values.compactMap(\.instance)
+        }
+        let bound = proxy.target
+        proxy.unbind()
+        var all = clients
+        if let bound, !clients.contains(where: { $0 === bound }) { all.append(bound) }
+        return await withTaskGroup(of: Bool.self) { group in
+            for client in all { group.addTask { await client.shutdown(timeout: timeout) } }
+            return await group.reduce(true) { $0 && $1 }
+        }
+    }
+
+    /// The shared instance.
+    @available(*, deprecated, renamed: "shared", message: "Use Analytics.shared")
+    public static func client() -> Analytics { shared }
+
+    /// The proxy behind ``shared``, for the tests of its buffer.
+    package static var sharedProxy: AnalyticsProxy { proxy }
+}
