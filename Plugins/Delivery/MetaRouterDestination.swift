@@ -159,9 +159,9 @@ package final class IngestionDestination: DestinationPlugin, CompletingPlugin, L
     /// Flushes what is queued, then stops timers and calls `completion` with the number of
     /// queued events that are not on disk.
     package func shutdown(reportingUndurable completion: @escaping @Sendable (Int) -> Void) {
-        guard let uploader else { return completion(0) }
+        guard let uploader, let analytics = uploader.analytics else { return completion(0) }
         // The flush's completion runs on the executor, where the uploader may be used.
-        let bound = ExecutorBound(uploader)
+        let bound = ExecutorBound(uploader, on: analytics)
         uploader.flush {
             bound.value.close()
             completion(bound.value.undurableEvents)

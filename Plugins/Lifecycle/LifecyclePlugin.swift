@@ -7,7 +7,7 @@ import MetaRouterCore
 ///
 /// The version and build are persisted under `metarouter:lifecycle:version` and `:build`;
 /// `reset()` leaves them alone.
-package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is touched only on the client's executor
+package final class LifecyclePlugin: Plugin {
     /// Storage key of the recorded version.
     package static let versionKey = "metarouter:lifecycle:version"
     /// Storage key of the recorded build.
@@ -44,13 +44,15 @@ package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is 
     package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         ranBefore = hadIdentity()
-        source.start { [weak self, weak analytics] transition in
-            guard let plugin = self, let analytics else { return }
+        let handle = ExecutorHandle(self)
+        let deadline = terminationDeadline
+        source.start { [weak analytics] transition in
+            guard let analytics else { return }
             // Stamped when the transition happens, like a call: its events' timestamps then
             // follow the call order of the calls around it.
             let at = analytics.configuration.clock.now()
             guard transition == .willTerminate(signal: nil), !analytics.isOnExecutor else {
-                analytics.perform { timeline in plugin.handle(transition, at: at, timeline) }
+                analytics.perform { timeline in handle.plugin?.handle(transition, at: at, timeline) }
                 return
             }
             // The app is about to end (UIKit, AppKit call this on the main thread, and the
@@ -58,10 +60,10 @@ package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is 
             // written and fsync'ed on the executor.
             let persisted = DispatchSemaphore(value: 0)
             analytics.perform { timeline in
-                plugin.handle(transition, at: at, timeline)
+                handle.plugin?.handle(transition, at: at, timeline)
                 persisted.signal()
             }
-            _ = persisted.wait(timeout: .now() + plugin.terminationDeadline)
+            _ = persisted.wait(timeout: .now() + deadline)
         }
     }
 
@@ -126,4 +128,11 @@ package final class LifecyclePlugin: Plugin, @unchecked Sendable {  // state is 
             ServerProcessLifecycleSource.drained(signal)
         }
     }
+}
+
+/// Carries the plugin, weakly, to the executor from the source's callbacks, which run on any
+/// thread: they only pass it to `perform`, whose closure alone dereferences it.
+private struct ExecutorHandle: @unchecked Sendable {  // `plugin` is read only inside `perform` closures, on the executor
+    weak var plugin: LifecyclePlugin?
+    init(_ plugin: LifecyclePlugin) { self.plugin = plugin }
 }

@@ -96,6 +96,9 @@ package final class AnalyticsProxy: AnalyticsBackend {
         }
     }
 
+    /// Callers waiting for a client to be bound (`getAnonymousId()` and the like).
+    package var waitingCallers: Int { state.withLock { $0.waiting.count } }
+
     /// Calls dropped because ``maxKeptCalls`` were kept before `initialize(with:)`.
     package var droppedBeforeInitialize: Int { state.withLock { $0.dropped } }
 

@@ -42,16 +42,6 @@ import Testing
         }
     }
 
-    /// Polls (60 s at most: only a failing test waits that long) until `condition` holds.
-    private static func eventually(_ condition: () async -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(nanoseconds: 5_000_000)
-        }
-        return false
-    }
-
     @Test func servesTheSetOfTheIdentifiedUserOnlyAndKeepsItAcrossLaunchesAndOutages() async throws {
         let setting = try await Setting()
         defer { setting.stop() }
@@ -74,7 +64,7 @@ import Testing
         // The next launch, during an outage: bob's stored set is served, and stays.
         try await setting.collector.entitlements([:], status: 503)
         let second = setting.start()
-        #expect(await Self.eventually { second.entitlements() == ["basic"] })
+        #expect(await eventually { second.entitlements() == ["basic"] })
         await #expect(throws: EntitlementError.unavailable("HTTP 503")) { try await second.refreshEntitlements() }
         #expect(second.entitlements() == ["basic"])
         #expect(await second.getDebugInfo().entitlementsRefreshFailedAt != nil)
@@ -83,7 +73,7 @@ import Testing
         second.identify("ann")
         let read = second.entitlements()
         #expect(read == nil || read == ["pro", "export"])
-        #expect(await Self.eventually { second.entitlements() == ["pro", "export"] })
+        #expect(await eventually { second.entitlements() == ["pro", "export"] })
         try await setting.collector.entitlements([:], drop: true)
         await #expect(throws: EntitlementError.self) { try await second.refreshEntitlements() }
         #expect(second.isEntitled("pro"))
@@ -169,12 +159,12 @@ import Testing
 
         try await setting.collector.entitlements(["ann": []])
         let second = setting.start()
-        #expect(await Self.eventually { second.entitlements() == ["pro"] })
+        #expect(await eventually { second.entitlements() == ["pro"] })
         let sent = try await setting.collector.requests().filter { $0.path == "/v1/purchases" }
         #expect(sent.filter { $0.status == 200 }.count == 1)
         #expect(sent.allSatisfy { $0.headers["idempotency-key"] == "tx-1" && $0.body?["evidence"]?.stringValue == "grant:pro" })
         #expect(sent.last?.body?["userId"]?.stringValue == "ann")
-        #expect(await Self.eventually { setting.purchaseFiles.isEmpty })
+        #expect(await eventually { setting.purchaseFiles.isEmpty })
         await second.shutdown()
     }
 
@@ -203,7 +193,7 @@ import Testing
         let second = setting.start()
         _ = await second.getDebugInfo()
         if case .refused = second.recordPurchase(transactionId: "tx-late", evidence: "grant:pro") {} else { Issue.record("a 101st purchase was kept") }
-        #expect(await Self.eventually { setting.purchaseFiles.isEmpty })
+        #expect(await eventually { setting.purchaseFiles.isEmpty })
         #expect(second.recordPurchase(transactionId: "tx-late", evidence: "grant:pro") == .queued)
         let handed = try await setting.collector.requests().filter { $0.path == "/v1/purchases" && $0.status == 200 }
         #expect(Set(handed.compactMap { $0.headers["idempotency-key"] }).isSuperset(of: (0..<100).map { "tx-\($0)" }))

@@ -165,7 +165,8 @@ import Testing
         shared.identify("early-user")
         shared.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
         let anonymousTask = Task { await shared.getAnonymousId() }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        // The caller is waiting for an instance before there is one.
+        while MetaRouter.Analytics.sharedProxy.waitingCallers == 0 { await Task.yield() }
         let capture = CapturingDestination()
         let analytics = await MetaRouter.Analytics.initializeAndWait(with: localOptions("facade-shared-\(UUID())", capture: capture))
         shared.track("late")

@@ -151,12 +151,18 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
         }
         let capture = CapturingDestination()
         let analytics = client([TransformPlugin(ruleSet: try RuleSetLoader.load(version(1))), capture])
+        let tracked = Locked(0)
         let producer = Task.detached {
-            for index in 0..<20_000 { analytics.track("e", properties: ["i": index]) }
+            for index in 0..<20_000 {
+                analytics.track("e", properties: ["i": index])
+                if index % 400 == 399 { tracked.withLock { $0 = index + 1 } }
+            }
         }
+        // Each swap waits until the producer is 400 events further: the swaps land across the
+        // stream whatever the machine's speed.
         for number in 2...40 {
             try TransformPlugin.replace(in: analytics, named: "live", with: version(number))
-            try await Task.sleep(nanoseconds: 1_000_000)
+            while tracked.current < (number - 1) * 400 { await Task.yield() }
         }
         #expect(throws: RuleParseError.self) { try TransformPlugin.replace(in: analytics, named: "live", with: "rule { set = }") }
         try TransformPlugin.replace(in: analytics, named: "live", with: version(3))
