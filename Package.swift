@@ -51,7 +51,9 @@ let package = Package(
         .target(name: "MetaRouterContext", dependencies: ["MetaRouterCore", "MetaRouterPlatform"], path: "Plugins/Context"),
         // The IDFA plugin the facade's setAdvertisingId drives; nothing public, so not a product.
         .target(name: "MetaRouterAdvertisingID", dependencies: ["MetaRouterCore"], path: "Plugins/AdvertisingID"),
-        .target(name: "MetaRouterDelivery", dependencies: ["MetaRouterCore"], path: "Plugins/Delivery"),
+        // Calls libcurl's variadic entry points from C (a target of this package, not a dependency).
+        .target(name: "MetaRouterCurlShim", path: "Sources/MetaRouterCurlShim"),
+        .target(name: "MetaRouterDelivery", dependencies: ["MetaRouterCore", "MetaRouterCurlShim"], path: "Plugins/Delivery"),
         .target(name: "MetaRouterLifecycle", dependencies: ["MetaRouterCore", "MetaRouterPlatform"], path: "Plugins/Lifecycle"),
         .target(name: "MetaRouterTransforms", dependencies: ["MetaRouterCore", "MetaRouterDelivery"], path: "Plugins/Transforms"),
         .target(name: "MetaRouterPrivacy", dependencies: ["MetaRouterCore"], path: "Plugins/Privacy"),

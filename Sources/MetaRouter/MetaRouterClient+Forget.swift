@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``AnalyticsInterface/forget()`` removed.
+/// What ``Analytics/forget()`` removed.
 public struct ForgetReport: Sendable, Hashable {
     /// Queued events removed, from memory and from the disk log (the batch in flight, if any,
     /// included: its answer is not waited for).

@@ -87,8 +87,8 @@ package final class CurlTransport: InvalidatableHTTPTransport, @unchecked Sendab
                     _ = curl.setPointer(handle, LibCurl.Option.postFields, bytes.baseAddress)
                     _ = curl.setLong(handle, LibCurl.Option.postFieldSize, request.body.count)
                     if request.method != "POST" { _ = curl.setPointer(handle, LibCurl.Option.customRequest, method) }
-                    _ = curl.setPointer(handle, LibCurl.Option.writeFunction, unsafeBitCast(ResponseCollector.bodyCallback, to: UnsafeRawPointer.self))
-                    _ = curl.setPointer(handle, LibCurl.Option.headerFunction, unsafeBitCast(ResponseCollector.headerCallback, to: UnsafeRawPointer.self))
+                    _ = curl.setCallback(handle, LibCurl.Option.writeFunction, ResponseCollector.bodyCallback)
+                    _ = curl.setCallback(handle, LibCurl.Option.headerFunction, ResponseCollector.headerCallback)
                     return withExtendedLifetime(answer) {
                         let context = Unmanaged.passUnretained(answer).toOpaque()
                         _ = curl.setPointer(handle, LibCurl.Option.writeData, context)

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import MetaRouterCurlShim
 
 #if canImport(Glibc)
 import Glibc
@@ -11,10 +12,9 @@ import Musl
 /// `libcurl.so.4` that FoundationNetworking itself links, so the package keeps zero
 /// dependencies and needs no curl headers to build.
 ///
-/// `curl_easy_setopt` and `curl_easy_getinfo` are variadic in C. They are called here through
-/// non-variadic function types with one integer or pointer argument: on the Linux ABIs Swift
-/// supports (x86_64 System V, AArch64) such an argument travels in the same register either
-/// way, and libcurl reads exactly one argument of the type the option names.
+/// `curl_easy_setopt` and `curl_easy_getinfo` are variadic in C, so they are called from C
+/// (`MetaRouterCurlShim`), with one argument of the type the option names; Swift keeps only
+/// their addresses.
 struct LibCurl: Sendable {
     typealias Handle = OpaquePointer
     typealias WriteCallback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
@@ -23,9 +23,10 @@ struct LibCurl: Sendable {
     let easyCleanup: @convention(c) (Handle?) -> Void
     let easyReset: @convention(c) (Handle?) -> Void
     let easyPerform: @convention(c) (Handle?) -> Int32
-    let setPointer: @convention(c) (Handle?, Int32, UnsafeRawPointer?) -> Int32
-    let setLong: @convention(c) (Handle?, Int32, Int) -> Int32
-    let getLong: @convention(c) (Handle?, Int32, UnsafeMutablePointer<Int>) -> Int32
+    /// The addresses of `curl_easy_setopt` and `curl_easy_getinfo` (as integers, which are
+    /// `Sendable`; they are constant for the life of the process).
+    private let setoptAddress: Int
+    private let getinfoAddress: Int
     let errorText: @convention(c) (Int32) -> UnsafePointer<CChar>?
     let listAppend: @convention(c) (OpaquePointer?, UnsafePointer<CChar>) -> OpaquePointer?
     let listFree: @convention(c) (OpaquePointer?) -> Void
@@ -56,6 +57,26 @@ struct LibCurl: Sendable {
         static let httpAndHTTPS = 3
     }
 
+    /// `curl_easy_setopt` with a pointer (a string, a header list, a body, a context).
+    func setPointer(_ handle: Handle?, _ option: Int32, _ value: UnsafeRawPointer?) -> Int32 {
+        metarouter_curl_setopt_pointer(UnsafeMutableRawPointer(bitPattern: setoptAddress), UnsafeMutableRawPointer(handle), option, value)
+    }
+
+    /// `curl_easy_setopt` with a `long`.
+    func setLong(_ handle: Handle?, _ option: Int32, _ value: Int) -> Int32 {
+        metarouter_curl_setopt_long(UnsafeMutableRawPointer(bitPattern: setoptAddress), UnsafeMutableRawPointer(handle), option, value)
+    }
+
+    /// `curl_easy_setopt` with a write or header callback.
+    func setCallback(_ handle: Handle?, _ option: Int32, _ value: WriteCallback) -> Int32 {
+        metarouter_curl_setopt_callback(UnsafeMutableRawPointer(bitPattern: setoptAddress), UnsafeMutableRawPointer(handle), option, value)
+    }
+
+    /// `curl_easy_getinfo` for a `long` answer.
+    func getLong(_ handle: Handle?, _ info: Int32, _ value: UnsafeMutablePointer<Int>) -> Int32 {
+        metarouter_curl_getinfo_long(UnsafeMutableRawPointer(bitPattern: getinfoAddress), UnsafeMutableRawPointer(handle), info, value)
+    }
+
     /// The library, loaded once per process; `nil` where libcurl cannot be loaded.
     static let shared: LibCurl? = load()
 
@@ -70,9 +91,8 @@ struct LibCurl: Sendable {
             let easyCleanup = symbol("curl_easy_cleanup", as: (@convention(c) (Handle?) -> Void).self),
             let easyReset = symbol("curl_easy_reset", as: (@convention(c) (Handle?) -> Void).self),
             let easyPerform = symbol("curl_easy_perform", as: (@convention(c) (Handle?) -> Int32).self),
-            let setPointer = symbol("curl_easy_setopt", as: (@convention(c) (Handle?, Int32, UnsafeRawPointer?) -> Int32).self),
-            let setLong = symbol("curl_easy_setopt", as: (@convention(c) (Handle?, Int32, Int) -> Int32).self),
-            let getLong = symbol("curl_easy_getinfo", as: (@convention(c) (Handle?, Int32, UnsafeMutablePointer<Int>) -> Int32).self),
+            let setopt = dlsym(library, "curl_easy_setopt"),
+            let getinfo = dlsym(library, "curl_easy_getinfo"),
             let errorText = symbol("curl_easy_strerror", as: (@convention(c) (Int32) -> UnsafePointer<CChar>?).self),
             let listAppend = symbol("curl_slist_append", as: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>) -> OpaquePointer?).self),
             let listFree = symbol("curl_slist_free_all", as: (@convention(c) (OpaquePointer?) -> Void).self)
@@ -82,7 +102,7 @@ struct LibCurl: Sendable {
         guard globalInit(3) == 0 else { return nil }
         return LibCurl(
             easyInit: easyInit, easyCleanup: easyCleanup, easyReset: easyReset, easyPerform: easyPerform,
-            setPointer: setPointer, setLong: setLong, getLong: getLong, errorText: errorText,
+            setoptAddress: Int(bitPattern: setopt), getinfoAddress: Int(bitPattern: getinfo), errorText: errorText,
             listAppend: listAppend, listFree: listFree)
     }
 }
