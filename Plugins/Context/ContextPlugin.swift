@@ -21,6 +21,8 @@ public final class ContextPlugin: Plugin {
     private var lastMerge: (overlay: [String: JSON], merged: [String: JSON])?
 
     /// Creates the plugin. `extra` is merged into the computed context (e.g. a deployment name).
+    ///
+    /// - Parameter extra: Keys merged into every event's `context` (the event's own keys win).
     public init(extra: [String: JSON] = [:]) {
         overrides = extra
         screenReader = ScreenReading.platformReader
@@ -35,6 +37,8 @@ public final class ContextPlugin: Plugin {
     /// Computes the context once. Where there is a screen (Apple platforms) it is read on the
     /// main actor, four times a second for up to 5 seconds until a window scene has connected,
     /// and joins the context when that read comes back (events before it carry no `screen`).
+    ///
+    /// - Parameter analytics: The client the plugin joined.
     public func configure(analytics: AnalyticsClient) {
         baseContext = ContextMerge.merge(PlatformContext.collect(application: analytics.configuration.application), overrides)
         guard let screenReader else { return }
@@ -52,6 +56,9 @@ public final class ContextPlugin: Plugin {
     }
 
     /// Sets the base context, merging in what the event already carries.
+    ///
+    /// - Parameter event: The event to enrich.
+    /// - Returns: The event with its context filled in.
     public func execute(event: consuming Event) -> Event? {
         if event.context.isEmpty {
             event.context = baseContext

@@ -11,6 +11,11 @@ public struct SessionOptions: Sendable, Hashable {
     public var backgroundTimeout: TimeInterval
 
     /// Options; the defaults are 30 minutes for both timeouts.
+    ///
+    /// - Parameters:
+    ///   - automatic: Whether sessions start and end by themselves.
+    ///   - inactivityTimeout: Seconds without an event after which the next event starts a session.
+    ///   - backgroundTimeout: Seconds in the background after which returning starts a session.
     public init(automatic: Bool = true, inactivityTimeout: TimeInterval = 1800, backgroundTimeout: TimeInterval = 1800) {
         self.automatic = automatic
         self.inactivityTimeout = inactivityTimeout

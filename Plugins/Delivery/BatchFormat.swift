@@ -5,8 +5,16 @@ import MetaRouterCore
 /// breaker) is shared; a destination supplies its format and endpoint.
 public protocol BatchFormat: Sendable {
     /// Encodes one event when it is queued (without `sentAt`).
+    ///
+    /// - Parameter event: The event.
+    /// - Returns: Its JSON, as it goes into a batch.
     func encode(_ event: Event) -> [UInt8]
     /// The request body for `events`, stamping `sentAt` on each.
+    ///
+    /// - Parameters:
+    ///   - events: The encoded events, in order.
+    ///   - sentAt: When the request leaves.
+    /// - Returns: The request body.
     func body(for events: [QueuedEvent], sentAt: Date) -> Data
     /// Headers every request carries (besides `Idempotency-Key` and `Trace`).
     var headers: [String: String] { get }

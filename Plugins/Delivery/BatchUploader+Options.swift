@@ -36,6 +36,8 @@ extension BatchUploader {
         public var maxQueueEvents = Defaults.maxQueueEvents
 
         /// Options for `endpoint` with the seed's defaults.
+        ///
+        /// - Parameter endpoint: Where batches are posted.
         public init(endpoint: URL) { self.endpoint = endpoint }
     }
 }

@@ -56,6 +56,12 @@ public final class BatchUploader {
     /// backoff, the circuit breaker, idempotency keys) for a destination of your own, which
     /// supplies the format, and the transport unless the SDK's default (`nil`) will do. It
     /// starts when ``start(analytics:)`` is called.
+    ///
+    /// - Parameters:
+    ///   - options: Batch sizes, timers, retries and the queue.
+    ///   - format: How events and batches are encoded.
+    ///   - transport: How requests are sent; `nil` for the SDK's default.
+    ///   - onPermanentFailure: Called with the status of an answer that disables delivery (401, 403, 404).
     public convenience init(
         options: Options,
         format: any BatchFormat,
@@ -100,6 +106,8 @@ public final class BatchUploader {
     package var bodiesCompressedAhead: Int { compression?.sentPrepared.current ?? 0 }
 
     /// Binds to the client and starts the flush policies.
+    ///
+    /// - Parameter analytics: The client whose executor the uploader runs on.
     public func start(analytics: AnalyticsClient) {
         self.analytics = analytics
         resumeTimers()
@@ -111,6 +119,8 @@ public final class BatchUploader {
     /// queue or a policy calls for it (``Options/flushAt`` events are waiting),
     /// so that under a steady stream batches fill up instead of carrying whatever arrived
     /// during one round trip.
+    ///
+    /// - Parameter event: The event, queued for the next batch.
     public func enqueue(_ event: Event) {
         #if DEBUG  // the hot path: not even the weak load in release builds
         analytics?.assertOnExecutor()
@@ -130,6 +140,8 @@ public final class BatchUploader {
     /// flight or a retry is waiting. `completion` runs on the executor when this attempt has
     /// resolved: what was queued has been sent (or dropped), or delivery is waiting out a retry
     /// delay, or the client is disabled.
+    ///
+    /// - Parameter completion: Runs on the executor once this attempt has resolved.
     public func flush(completion: (@Sendable () -> Void)? = nil) {
         analytics?.assertOnExecutor()
         if let completion { waiters.append(completion) }

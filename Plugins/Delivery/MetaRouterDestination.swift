@@ -11,6 +11,9 @@ public enum MetaRouterDestination {
     /// Creates the destination (key `"MetaRouter"`). It flushes when asked, completes flushes
     /// and shutdowns for ``AnalyticsClient/flushAndWait()`` and
     /// ``AnalyticsClient/shutdown(timeout:)``, and follows the app's lifecycle.
+    ///
+    /// - Parameter options: The ingestion host, write key, queue and transport.
+    /// - Returns: The destination, to add to a pipeline.
     public static func make(options: Options) -> any DestinationPlugin {
         IngestionDestination(options: options)
     }
@@ -33,6 +36,8 @@ public enum MetaRouterDestination {
         package var breakerRandom: @Sendable () -> Double = { Double.random(in: -1...1) }
 
         /// Options for `ingestionHost` with the seed's defaults.
+        ///
+        /// - Parameter ingestionHost: The ingestion cluster's base URL.
         public init(ingestionHost: URL) {
             self.ingestionHost = ingestionHost
             upload = BatchUploader.Options(endpoint: Self.batchEndpoint(for: ingestionHost))

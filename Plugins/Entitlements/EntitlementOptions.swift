@@ -12,6 +12,10 @@ public struct EntitlementOptions: Sendable {
 
     /// Entitlements from `source` (the ingestion host when `nil`), refreshed every
     /// `refreshIntervalSeconds`.
+    ///
+    /// - Parameters:
+    ///   - refreshIntervalSeconds: Seconds between refreshes while the app runs.
+    ///   - source: Where entitlements come from; `nil` for the ingestion host's endpoint.
     public init(refreshIntervalSeconds: TimeInterval = 900, source: (any EntitlementSource)? = nil) {
         self.refreshIntervalSeconds = refreshIntervalSeconds
         self.source = source

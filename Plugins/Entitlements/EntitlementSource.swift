@@ -12,10 +12,21 @@ import Foundation
 public protocol EntitlementSource: Sendable {
     /// The entitlements of `userId`. `etag` is the tag of the set the SDK holds for that user,
     /// when it holds one; answer ``EntitlementAnswer/unchanged`` when it still holds.
+    ///
+    /// - Parameters:
+    ///   - userId: The identified user.
+    ///   - etag: The tag of the set last fetched for the user, if any.
+    /// - Returns: The user's set, or that it did not change.
     func entitlements(for userId: String, etag: String?) async throws -> EntitlementAnswer
     /// Hands over the evidence of a purchase (a StoreKit 2 signed transaction, say, as opaque
     /// text). Called again with the same `transactionId` after an outage: an implementation
     /// makes it idempotent by that id.
+    ///
+    /// - Parameters:
+    ///   - transactionId: The purchase's transaction id.
+    ///   - evidence: What the source verifies (a StoreKit 2 signed transaction).
+    ///   - userId: The identified user, if any.
+    ///   - anonymousId: The device's anonymous id.
     func submitPurchase(transactionId: String, evidence: String, userId: String?, anonymousId: String?) async throws
 }
 

@@ -28,6 +28,13 @@ public struct Breadcrumb: Sendable, Hashable {
     public var data: [String: JSON]?
 
     /// A breadcrumb stamped `timestamp` (now by default).
+    ///
+    /// - Parameters:
+    ///   - category: What kind of step it was (`navigation`, `network`, …).
+    ///   - message: What happened.
+    ///   - level: How serious it was.
+    ///   - data: JSON details.
+    ///   - timestamp: When it happened (now unless given).
     public init(category: String, message: String, level: Level = .info, data: [String: JSON]? = nil, timestamp: Date = Date()) {
         self.timestamp = timestamp
         self.category = category

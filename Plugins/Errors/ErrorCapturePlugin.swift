@@ -36,6 +36,11 @@ public struct ErrorCaptureOptions: Sendable {
     public var beforeSendError: (@Sendable (Event) -> Event?)?
 
     /// The defaults.
+    ///
+    /// - Parameters:
+    ///   - maxEventsPerMinute: Error events sent per minute at most.
+    ///   - repeatWindow: Seconds in which the same fingerprint is sent once.
+    ///   - beforeSendError: Changes or drops (`nil`) each report before it is sent.
     public init(maxEventsPerMinute: Int = 30, repeatWindow: TimeInterval = 60, beforeSendError: (@Sendable (Event) -> Event?)? = nil) {
         self.maxEventsPerMinute = maxEventsPerMinute
         self.repeatWindow = repeatWindow

@@ -38,11 +38,15 @@ public final class IdentityPlugin: EventPlugin {
     private var problems: InputProblemReporter?
 
     /// Creates the plugin; in `.device` mode it loads the stored identity when it joins a client.
+    ///
+    /// - Parameter mode: Whether identity is the device's (persisted) or given per call.
     public init(mode: IdentityMode = .device) {
         self.mode = mode
     }
 
     /// Loads the stored identity, generating an anonymousId on first use (`.device` mode).
+    ///
+    /// - Parameter analytics: The client the plugin joined; identity is loaded from its storage.
     public func configure(analytics: AnalyticsClient) {
         logger = analytics.logger
         problems = analytics.inputProblems
@@ -60,6 +64,9 @@ public final class IdentityPlugin: EventPlugin {
     }
 
     /// Updates identity for identify / group / alias, then fills in what the event lacks.
+    ///
+    /// - Parameter event: The event.
+    /// - Returns: The event with its identity set, or `nil` when it has none (per-call mode).
     public func execute(event: consuming Event) -> Event? {
         if mode == .perCall { return requireOwnIdentity(event) }
         guard event.anonymousId == nil else { return event }

@@ -22,6 +22,8 @@ public enum LifecycleTransition: Sendable, Hashable {
 public protocol LifecycleSource: Sendable {
     /// Starts reporting; `handler` may be called from any thread. The source reports
     /// ``LifecycleTransition/launched(inBackground:)`` first.
+    ///
+    /// - Parameter handler: Called with each transition, on any thread.
     func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void)
     /// Stops reporting.
     func stop()
@@ -29,11 +31,17 @@ public protocol LifecycleSource: Sendable {
     /// finishes (the upload started when the app goes to the background). Returns the closure
     /// that ends the request; it may be called more than once, from any thread, and only the
     /// first call counts. UIKit wraps `beginBackgroundTask`; other sources need nothing.
+    ///
+    /// - Parameter name: What the work is, for the platform's records.
+    /// - Returns: What to call when the work is done.
     func beginFinishingWork(named name: String) -> @Sendable () -> Void
 }
 
 extension LifecycleSource {
     /// Nothing to ask for: the process keeps running on its own.
+    ///
+    /// - Parameter name: What the work is, for the platform's records.
+    /// - Returns: What to call when the work is done.
     public func beginFinishingWork(named name: String) -> @Sendable () -> Void { {} }
 }
 
@@ -51,15 +59,22 @@ public final class ManualLifecycleSource: LifecycleSource {
     public init() {}
 
     /// Starts forwarding ``send(_:)`` calls to `handler`.
+    ///
+    /// - Parameter handler: Called with each transition ``send(_:)`` is given.
     public func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) { self.handler.set(handler) }
 
     /// Stops forwarding.
     public func stop() { handler.set(nil) }
 
     /// Reports `transition`.
+    ///
+    /// - Parameter transition: The transition to report.
     public func send(_ transition: LifecycleTransition) { handler.call(transition) }
 
     /// Counts the request as in progress until it is ended.
+    ///
+    /// - Parameter name: What the work is.
+    /// - Returns: What to call when the work is done.
     public func beginFinishingWork(named name: String) -> @Sendable () -> Void {
         finishing.withLock { $0 += 1 }
         let ended = Locked(false)

@@ -19,6 +19,11 @@ public struct ConsentState: Sendable, Hashable, Codable {
     public static let granted = ConsentState(analytics: true, errors: true)
 
     /// A consent state.
+    ///
+    /// - Parameters:
+    ///   - analytics: Whether analytics events may be collected.
+    ///   - errors: Whether error reports may be collected.
+    ///   - categoryPreferences: Consent by destination category.
     public init(analytics: Bool, errors: Bool, categoryPreferences: [String: Bool]? = nil) {
         self.analytics = analytics
         self.errors = errors

@@ -10,6 +10,10 @@ public struct PIIPattern: Sendable, Hashable {
     package var replacement: String
 
     /// A pattern and its replacement.
+    ///
+    /// - Parameters:
+    ///   - expression: The regular expression a value is matched against.
+    ///   - replacement: What a match is replaced with.
     public init(_ expression: String, replacement: String) {
         self.expression = expression
         self.replacement = replacement
@@ -33,6 +37,12 @@ public struct PIIScrubbingOptions: Sendable, Hashable {
     public var scrubsNamesAndIds: Bool
 
     /// Options with nothing beyond the built-in detection.
+    ///
+    /// - Parameters:
+    ///   - redactedKeys: Keys whose values are always masked.
+    ///   - patterns: The patterns values are scrubbed with.
+    ///   - scrubsTraits: Whether traits are scrubbed as well as properties.
+    ///   - scrubsNamesAndIds: Whether event names and ids are scrubbed too.
     public init(redactedKeys: Set<String> = [], patterns: [PIIPattern] = [], scrubsTraits: Bool = false, scrubsNamesAndIds: Bool = false) {
         self.redactedKeys = redactedKeys
         self.patterns = patterns

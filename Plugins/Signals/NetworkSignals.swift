@@ -29,6 +29,10 @@ public enum NetworkSignals {
         public var maxBodyBytes = 64 * 1024
 
         /// Watch `allowedHosts` (every host when empty) but not `blockedHosts`.
+        ///
+        /// - Parameters:
+        ///   - allowedHosts: The hosts whose requests become signals (all unless given).
+        ///   - blockedHosts: Hosts whose requests never do.
         public init(allowedHosts: Set<String> = [], blockedHosts: Set<String> = []) {
             self.allowedHosts = allowedHosts
             self.blockedHosts = blockedHosts
@@ -69,6 +73,8 @@ public enum NetworkSignals {
     /// first in its `protocolClasses` (once, however often it is called). Their requests then
     /// become signals for every instance whose ``SignalsConfiguration/network`` watches the host;
     /// requests no instance watches go on untouched.
+    ///
+    /// - Parameter configuration: The session configuration whose requests become network signals.
     public static func watch(_ configuration: URLSessionConfiguration) {
         let others = (configuration.protocolClasses ?? []).filter { $0 != NetworkSignalsProtocol.self }
         configuration.protocolClasses = [NetworkSignalsProtocol.self] + others

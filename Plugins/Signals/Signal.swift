@@ -120,6 +120,13 @@ public struct Signal: Sendable, Hashable {
     public var data: [String: JSON]
 
     /// Creates a signal.
+    ///
+    /// - Parameters:
+    ///   - anonymousId: The device's anonymous id.
+    ///   - timestamp: When it happened.
+    ///   - index: Its place in the buffer.
+    ///   - type: What kind of signal it is.
+    ///   - data: Its JSON data.
     public init(anonymousId: String, timestamp: Date, index: Int, type: SignalType, data: [String: JSON]) {
         self.anonymousId = anonymousId
         self.timestamp = timestamp

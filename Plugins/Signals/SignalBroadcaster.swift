@@ -6,7 +6,11 @@ import MetaRouterCore
 /// needs only one of the two leaves the other empty.
 public protocol SignalBroadcaster: AnyObject, Sendable {
     /// A signal was added to the buffer.
+    ///
+    /// - Parameter signal: The signal just added to the buffer.
     func added(_ signal: Signal)
     /// The signals added since the last relay, oldest first.
+    ///
+    /// - Parameter signals: The signals to relay, oldest first.
     func relay(_ signals: [Signal])
 }

@@ -32,6 +32,12 @@ public final class SignalBuffer {
 
     /// The most recent signal of `type` older than `signal` (by index) for which `predicate`
     /// holds: the seed's `signals.find(signal, type, predicate)`.
+    ///
+    /// - Parameters:
+    ///   - signal: The signal to look back from.
+    ///   - type: The type of signal wanted.
+    ///   - predicate: What the signal must satisfy.
+    /// - Returns: The newest such signal before `signal`, if any.
     public func find(before signal: Signal? = nil, type: SignalType, where predicate: (Signal) -> Bool = { _ in true }) -> Signal? {
         var offset = 1
         while offset <= ring.count {

@@ -13,6 +13,10 @@ public struct SignalGenerator: Sendable {
     package var generate: @Sendable (Signal, SignalBuffer) -> [Event]
 
     /// A generator named `name`.
+    ///
+    /// - Parameters:
+    ///   - name: The generator's name, in logs.
+    ///   - generate: Turns a signal (and the buffer) into events.
     public init(name: String, _ generate: @escaping @Sendable (Signal, SignalBuffer) -> [Event]) {
         self.name = name
         self.generate = generate

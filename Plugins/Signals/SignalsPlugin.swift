@@ -19,6 +19,11 @@ public struct SignalsConfiguration: Sendable {
     public var network: NetworkSignals.Options?
 
     /// The defaults, with `generators` and `broadcasters`.
+    ///
+    /// - Parameters:
+    ///   - generators: What turns signals into events.
+    ///   - broadcasters: Where signals are relayed.
+    ///   - instrumentation: Which signals are captured automatically.
     public init(generators: [SignalGenerator] = [], broadcasters: [any SignalBroadcaster] = [], instrumentation: Bool = false) {
         self.generators = generators
         self.broadcasters = broadcasters

@@ -15,6 +15,11 @@ public final class WebhookSignalBroadcaster: SignalBroadcaster {
 
     /// Relays to `url` with `headers` (e.g. an authorization header) through `transport` (the
     /// SDK's default transport when `nil`).
+    ///
+    /// - Parameters:
+    ///   - url: Where signals are posted.
+    ///   - headers: Headers every post carries.
+    ///   - transport: How posts are sent; `nil` for the SDK's default.
     public init(url: URL, headers: [String: String] = [:], transport: (any HTTPTransport)? = nil) {
         self.url = url
         self.headers = headers.merging(["Content-Type": "application/json"]) { mine, _ in mine }
@@ -25,9 +30,13 @@ public final class WebhookSignalBroadcaster: SignalBroadcaster {
     package var results: (sent: Int, failed: Int) { outcomes.current }
 
     /// Sends nothing per signal: relays carry them in groups.
+    ///
+    /// - Parameter signal: The signal just added (not posted on its own).
     public func added(_ signal: Signal) {}
 
     /// Sends the relay.
+    ///
+    /// - Parameter signals: The signals to post, oldest first.
     public func relay(_ signals: [Signal]) {
         let body = JSONWriter.bytes(.object(["signals": .array(signals.map(\.json))]))
         let request = TransportRequest(url: url, headers: headers, body: Data(body), timeout: Defaults.requestTimeoutSeconds)

@@ -51,6 +51,8 @@ public struct TrackingPlan: Sendable {
     }
 
     /// Loads either format from JSON text (at most 16 MB).
+    ///
+    /// - Parameter json: The plan: our format or a Segment Protocols export.
     public init(json text: String) throws {
         guard text.utf8.count <= 16 << 20 else { throw LoadError(description: "the plan is larger than 16 MB") }
         let root: JSON
@@ -100,6 +102,9 @@ public struct TrackingPlan: Sendable {
 
     /// Every violation of the plan by `event`, with paths starting at `properties` or `traits`.
     /// `alias` events are not planned.
+    ///
+    /// - Parameter event: The event to check.
+    /// - Returns: Where it departs from the plan; empty when it conforms.
     public func violations(of event: Event) -> [PlanViolation] {
         let checksTraits = event.type == .identify || event.type == .group
         if let schema = schema(for: event) {

@@ -18,6 +18,12 @@ public struct RemoteRulesOptions: Sendable {
     public var headers: [String: String] = [:]
 
     /// Rules from `url`.
+    ///
+    /// - Parameters:
+    ///   - url: Where the rule set is downloaded from.
+    ///   - refreshInterval: Seconds between downloads.
+    ///   - fallbackFile: Rules used until a download succeeds.
+    ///   - expectedSHA256: The digest a download must have, to pin it.
     public init(url: URL, refreshInterval: TimeInterval = 900, fallbackFile: URL? = nil, expectedSHA256: String? = nil) {
         self.url = url
         self.refreshInterval = refreshInterval

@@ -158,6 +158,12 @@ public struct RuleSet: Sendable {
     /// The event after the rules that apply to `destination` (rules without a destination
     /// always apply; with `nil`, only those), or `nil` when one dropped it. `onStep` sees each
     /// rule's outcome, a rule that could not be applied included (`failed: …`).
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - destination: The destination the event is for, if the rules run inside one.
+    ///   - onStep: Called with each rule's effect, for explanations.
+    /// - Returns: The changed event, or `nil` when a rule dropped it.
     public func apply(to event: Event, destination: String? = nil, onStep: ((Step) -> Void)? = nil) -> Event? {
         apply(to: event, destination: destination, onStep: onStep, onFailure: nil)
     }

@@ -16,6 +16,11 @@ public final class TransformPlugin: Plugin {
     private let reported = Locked<Set<String>>([])
 
     /// Runs `ruleSet` at `stage`.
+    ///
+    /// - Parameters:
+    ///   - ruleSet: The rules.
+    ///   - stage: The stage the plugin runs in.
+    ///   - destinationKey: The destination the rules are for, when added inside one.
     public init(ruleSet: RuleSet, stage: PluginType = .enrichment, destinationKey: String? = nil) {
         self.ruleSet = ruleSet
         type = stage
@@ -23,10 +28,15 @@ public final class TransformPlugin: Plugin {
     }
 
     /// Keeps the client for logging.
+    ///
+    /// - Parameter analytics: The client the plugin joined.
     public func configure(analytics: AnalyticsClient) { self.analytics = analytics }
 
     /// Applies the rules; a rule that fails is logged once (by name) and handled per the rule
     /// set's failure policy.
+    ///
+    /// - Parameter event: The event.
+    /// - Returns: The event after the rules, or `nil` when a rule dropped it.
     public func execute(event: Event) -> Event? {
         ruleSet.apply(to: event, destination: destinationKey, onStep: nil, onFailure: { [weak self] rule, error in
             self?.reportOnce(rule, error)
@@ -83,6 +93,11 @@ public enum RuleSetLoader {
     /// Loads `text` in `format`, or detects the format: JSON with `rules` is ours, JSON with
     /// `routingRules` is Segment's, anything else is rule text. A set beyond the limits on
     /// rules and `match` patterns (`Docs/TransformRules.md`) is refused.
+    ///
+    /// - Parameters:
+    ///   - text: The rule set.
+    ///   - format: Its format; `nil` to tell from the text.
+    /// - Returns: The compiled rule set.
     public static func load(_ text: String, format: RuleFormat? = nil) throws -> RuleSet {
         let set: RuleSet
         switch format ?? detect(text) {

@@ -133,6 +133,8 @@ extension Analytics {
     }
 
     /// The shared instance.
+    ///
+    /// - Returns: ``shared``.
     @available(*, deprecated, renamed: "shared", message: "Use Analytics.shared")
     public static func client() -> Analytics { shared }
 

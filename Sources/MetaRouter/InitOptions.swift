@@ -172,6 +172,15 @@ public struct InitOptions: Sendable {
     public var allowInsecureHTTP = false
 
     /// The seed README's initializer, with the host as a string.
+    ///
+    /// - Parameters:
+    ///   - writeKey: The source's write key.
+    ///   - ingestionHost: The ingestion cluster's base URL.
+    ///   - debug: Whether debug logging is on.
+    ///   - flushIntervalSeconds: Seconds between timed flushes.
+    ///   - maxQueueEvents: Events kept in memory at most.
+    ///   - maxDiskEvents: Events kept in the disk log at most (0: memory only).
+    ///   - trackLifecycleEvents: Whether the `Application …` events are sent.
     public init(
         writeKey: String,
         ingestionHost: String,
@@ -191,6 +200,15 @@ public struct InitOptions: Sendable {
     }
 
     /// The seed README's initializer, with the host as a URL.
+    ///
+    /// - Parameters:
+    ///   - writeKey: The source's write key.
+    ///   - ingestionHost: The ingestion cluster's base URL.
+    ///   - debug: Whether debug logging is on.
+    ///   - flushIntervalSeconds: Seconds between timed flushes.
+    ///   - maxQueueEvents: Events kept in memory at most.
+    ///   - maxDiskEvents: Events kept in the disk log at most (0: memory only).
+    ///   - trackLifecycleEvents: Whether the `Application …` events are sent.
     public init(
         writeKey: String,
         ingestionHost: URL,
@@ -237,6 +255,9 @@ public struct InitOptions: Sendable {
     /// A stable, file-name-safe name for `writeKey` (a hash of it: the key itself never appears
     /// in a path). The default storage directory ends with it; a server that keeps each
     /// tenant's files under its own root can use it for ``storageDirectory``.
+    ///
+    /// - Parameter writeKey: The write key.
+    /// - Returns: The directory name the instance's files go under.
     public static func storageName(for writeKey: String) -> String {
         StorageFiles.namespace(for: writeKey)
     }

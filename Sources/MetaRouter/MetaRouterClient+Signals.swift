@@ -51,6 +51,9 @@ extension SignalContent {
 extension SignalGenerator {
     /// Generators written in the rule language (`generator "…" { on … find … track … set … }`,
     /// see `Docs/Signals.md`), as one generator that runs them in order.
+    ///
+    /// - Parameter text: Generators in the rule language.
+    /// - Returns: A generator that runs them.
     public static func rules(_ text: String) throws(RuleParseError) -> SignalGenerator {
         let rules = try GeneratorRuleParser.parse(text)
         return SignalGenerator(name: rules.map(\.name).joined(separator: ", ")) { signal, buffer in

@@ -11,6 +11,8 @@ public final class CapturingDestination: DestinationPlugin, @unchecked Sendable 
     private let captured = Locked<[Event]>([])
 
     /// A capturing destination named `key`.
+    ///
+    /// - Parameter key: The destination key.
     public init(key: String = "Capture") { self.key = key }
 
     /// The events received so far, in order.
@@ -20,6 +22,9 @@ public final class CapturingDestination: DestinationPlugin, @unchecked Sendable 
     public func clear() { captured.withLock { $0.removeAll() } }
 
     /// Keeps the event.
+    ///
+    /// - Parameter event: The event, kept.
+    /// - Returns: The event.
     public func execute(event: Event) -> Event? {
         captured.withLock { $0.append(event) }
         return event

@@ -34,14 +34,20 @@ public final class ManualClock: AnalyticsClock {
     private let boot = UUID().uuidString
 
     /// A clock reading `start`.
+    ///
+    /// - Parameter start: The wall-clock time it starts at.
     public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
         state = Locked(State(now: start))
     }
 
     /// The current wall-clock reading.
+    ///
+    /// - Returns: The clock's wall-clock time.
     public func now() -> Date { state.withLock { $0.now.addingTimeInterval($0.wallOffset) } }
 
     /// Seconds advanced since the clock was made: wall-clock jumps do not move it.
+    ///
+    /// - Returns: Seconds advanced so far.
     public func uptime() -> TimeInterval { state.withLock { $0.uptime } }
 
     /// Moves the wall clock by `seconds` (back when negative) without running anything or
@@ -58,6 +64,11 @@ public final class ManualClock: AnalyticsClock {
     }
 
     /// Keeps `work` until the clock reaches now + `delay`.
+    ///
+    /// - Parameters:
+    ///   - delay: Seconds of advancing before `work` runs.
+    ///   - work: What to run.
+    /// - Returns: A handle that cancels it.
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let id = state.withLock { state -> Int in
             state.nextId += 1
@@ -68,6 +79,8 @@ public final class ManualClock: AnalyticsClock {
     }
 
     /// Moves the clock forward by `seconds`, running each piece of work as its time comes.
+    ///
+    /// - Parameter seconds: How far to move; due work runs in order.
     public func advance(by seconds: TimeInterval) {
         let target = state.withLock { $0.uptime + max(0, seconds) }
         while let entry = takeNextDue(before: target) {

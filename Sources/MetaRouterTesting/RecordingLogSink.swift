@@ -9,6 +9,10 @@ public final class RecordingLogSink: LogSink {
     public init() {}
 
     /// Keeps the line.
+    ///
+    /// - Parameters:
+    ///   - level: The line's level.
+    ///   - message: The line, kept.
     public func log(level: LogLevel, message: String) {
         lines.withLock { $0.append((level, message)) }
     }
@@ -17,6 +21,9 @@ public final class RecordingLogSink: LogSink {
     public var messages: [String] { lines.withLock { $0.map(\.message) } }
 
     /// Lines at `level` or above.
+    ///
+    /// - Parameter level: The lowest level wanted.
+    /// - Returns: The lines kept at that level or above, in order.
     public func messages(atLeast level: LogLevel) -> [String] {
         lines.withLock { $0.filter { $0.level >= level }.map(\.message) }
     }

@@ -36,6 +36,8 @@ public struct DiskLogOptions: Sendable {
     package var residentBytes = 1024 * 1024
 
     /// Options for `directory` with the defaults.
+    ///
+    /// - Parameter directory: The directory the log's files live in; the log deletes only files it created.
     public init(directory: URL) { self.directory = directory }
 }
 

@@ -19,6 +19,13 @@ public struct TransportRequest: Sendable, Hashable {
     public var timeout: TimeInterval
 
     /// Creates a request.
+    ///
+    /// - Parameters:
+    ///   - url: Where the request goes.
+    ///   - method: The HTTP method (`POST` unless given).
+    ///   - headers: The request's headers.
+    ///   - body: The request's body.
+    ///   - timeout: Seconds before the request counts as failed.
     public init(url: URL, method: String = "POST", headers: [String: String] = [:], body: Data, timeout: TimeInterval) {
         self.url = url
         self.method = method
@@ -41,6 +48,12 @@ public struct TransportResponse: Sendable, Hashable {
     public var isTruncated: Bool
 
     /// Creates a response; header names are lowercased.
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status.
+    ///   - headers: The response's headers.
+    ///   - body: The response's body, as far as it was read.
+    ///   - isTruncated: Whether the body was cut at the transport's limit.
     public init(status: Int, headers: [String: String] = [:], body: Data = Data(), isTruncated: Bool = false) {
         self.status = status
         self.body = body
@@ -57,6 +70,10 @@ public struct TransportResponse: Sendable, Hashable {
 /// must not be asked to cancel: the SDK never cancels an in-flight request.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and reports the outcome once.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - completion: Called once, on any thread, with the response or the error.
     func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void)
 }
 

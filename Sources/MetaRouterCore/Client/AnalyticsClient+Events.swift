@@ -2,6 +2,11 @@ import Foundation
 
 extension AnalyticsClient {
     /// Records a user action.
+    ///
+    /// - Parameters:
+    ///   - name: The action's name.
+    ///   - properties: JSON-compatible values; one that is not is reported and dropped.
+    ///   - options: Per-call identity, context, timestamp or destinations.
     public func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsEventName(name) else { return }
         admit(events.trackCommand(name, properties: properties, options: options), type: .track)
@@ -18,6 +23,11 @@ extension AnalyticsClient {
     }
 
     /// Sets the current user and records their traits. Later events carry `userId`.
+    ///
+    /// - Parameters:
+    ///   - userId: The user's id.
+    ///   - traits: JSON-compatible traits.
+    ///   - options: Per-call identity, context or timestamp.
     public func identify(_ userId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsIdentifier(userId, call: "identify") else { return }
         process(events.identify(userId, traits: traits, options: options))
@@ -34,6 +44,11 @@ extension AnalyticsClient {
     }
 
     /// Records a screen view; the name is sent as `name` and `properties.name`.
+    ///
+    /// - Parameters:
+    ///   - name: The screen's name.
+    ///   - properties: JSON-compatible properties.
+    ///   - options: Per-call identity, context or timestamp.
     public func screen(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         process(events.view(.screen, name, properties: properties, options: options))
     }
@@ -48,6 +63,11 @@ extension AnalyticsClient {
     }
 
     /// Records a page view; the name is sent as `name` and `properties.name`.
+    ///
+    /// - Parameters:
+    ///   - name: The page's name.
+    ///   - properties: JSON-compatible properties.
+    ///   - options: Per-call identity, context or timestamp.
     public func page(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         process(events.view(.page, name, properties: properties, options: options))
     }
@@ -62,6 +82,11 @@ extension AnalyticsClient {
     }
 
     /// Sets the current group and records its traits. Later events carry `groupId`.
+    ///
+    /// - Parameters:
+    ///   - groupId: The group's id.
+    ///   - traits: JSON-compatible traits.
+    ///   - options: Per-call identity, context or timestamp.
     public func group(_ groupId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsIdentifier(groupId, call: "group") else { return }
         process(events.group(groupId, traits: traits, options: options))
@@ -79,6 +104,10 @@ extension AnalyticsClient {
 
     /// Links the current identity to `newUserId` and makes it the current userId. The event's
     /// `previousId` is the userId before, or the anonymousId when there was none.
+    ///
+    /// - Parameters:
+    ///   - newUserId: The user's new id.
+    ///   - options: Per-call identity, context or timestamp.
     public func alias(_ newUserId: String, options: EventOptions? = nil) {
         guard acceptsIdentifier(newUserId, call: "alias") else { return }
         process(PreparedEvent(events.alias(newUserId, options: options)))

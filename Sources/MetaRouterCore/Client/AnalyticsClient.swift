@@ -29,6 +29,10 @@ public final class AnalyticsClient: Sendable {
     /// Creates a client with `plugins` in its timeline. It starts configuring them at once, on
     /// the executor, in the order given; calls made meanwhile wait, in order, and none are
     /// dropped.
+    ///
+    /// - Parameters:
+    ///   - configuration: The write key, logger, clock and storage.
+    ///   - plugins: The pipeline, added in order before any call runs.
     public init(configuration: Configuration, plugins: [any Plugin] = []) {
         ForkGuard.install()
         self.configuration = configuration
@@ -72,6 +76,8 @@ public final class AnalyticsClient: Sendable {
     // MARK: Ordered path
 
     /// Hands a fully built event to the ingress. Most callers use `track` and friends.
+    ///
+    /// - Parameter event: The event; its `messageId` and `timestamp` are kept.
     public func process(_ event: Event) {
         process(PreparedEvent(event))
     }
@@ -103,6 +109,8 @@ public final class AnalyticsClient: Sendable {
 
     /// Runs `work` on the executor, in order with the events submitted before it. Plugins use
     /// it to come back to the executor from timers and network callbacks.
+    ///
+    /// - Parameter work: Gets the timeline, which must not leave the closure.
     public func perform(_ work: @escaping @Sendable (Timeline) -> Void) {
         if case .forked = executor.submit(.operation(work)) { noteForkedChild() }
     }
@@ -128,6 +136,11 @@ public final class AnalyticsClient: Sendable {
 
     /// Adds `plugin` to its stage of the timeline at `position`, in order with the calls
     /// submitted before: events submitted earlier do not see it, later ones do.
+    ///
+    /// - Parameters:
+    ///   - plugin: The plugin; from now on only the executor calls it.
+    ///   - position: Where in its stage it goes.
+    /// - Returns: `plugin`.
     @discardableResult
     public func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
         let handoff = PluginHandoff(plugin)
@@ -137,6 +150,11 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// Adds `plugin` to the sub-timeline of the destination whose key is `destinationKey`.
+    ///
+    /// - Parameters:
+    ///   - plugin: The plugin.
+    ///   - destinationKey: The destination's key.
+    ///   - position: Where in the destination's timeline it goes.
     public func add(plugin: any Plugin, toDestination destinationKey: String, at position: PluginPosition = .last) {
         let handoff = PluginHandoff(plugin)
         perform { [logger] timeline in
@@ -149,6 +167,8 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// Removes `plugin` from the timeline (it is shut down).
+    ///
+    /// - Parameter plugin: A plugin added before; it is shut down.
     public func remove(plugin: any Plugin) {
         let handoff = PluginHandoff(plugin)
         status.withLock { $0.plugins.removeAll { $0.plugin === plugin } }
@@ -205,6 +225,9 @@ public final class AnalyticsClient: Sendable {
     /// plugin finished in time and every accepted event was delivered or written to disk;
     /// `false` when one timed out, or events are left only in memory (the disk log could not
     /// be written, or it is off and the host did not take them).
+    ///
+    /// - Parameter timeout: Seconds to wait for the plugins.
+    /// - Returns: Whether every plugin finished in time and every accepted event was delivered or written to disk.
     @discardableResult
     public func shutdown(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
         guard !ForkGuard.isChild else {

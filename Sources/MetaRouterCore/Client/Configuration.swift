@@ -12,6 +12,12 @@ public struct ApplicationInfo: Sendable, Hashable {
     public var namespace: String?
 
     /// Creates application info; every field is optional.
+    ///
+    /// - Parameters:
+    ///   - name: The application's name.
+    ///   - version: Its marketing version.
+    ///   - build: Its build number.
+    ///   - namespace: Its bundle identifier or package name.
     public init(name: String? = nil, version: String? = nil, build: String? = nil, namespace: String? = nil) {
         self.name = name
         self.version = version
@@ -48,6 +54,14 @@ public struct Configuration: Sendable {
     public var onInvalidInput: (@Sendable (InputProblem) -> Void)?
 
     /// Creates a configuration. Defaults suit tests: memory storage, no directory.
+    ///
+    /// - Parameters:
+    ///   - writeKey: The source's write key.
+    ///   - logger: Where the client logs.
+    ///   - clock: Wall time, uptime and timers.
+    ///   - storage: Where identity is persisted.
+    ///   - storageDirectory: The directory the client's files go in.
+    ///   - application: The host application's name and version.
     public init(
         writeKey: String,
         logger: AnalyticsLogger = AnalyticsLogger(),
@@ -80,6 +94,13 @@ public struct EventOptions: Sendable, Hashable {
     public var integrations: [String: JSON]?
 
     /// Creates overrides; every field is optional.
+    ///
+    /// - Parameters:
+    ///   - userId: The user this call is for.
+    ///   - anonymousId: The visitor this call is for.
+    ///   - timestamp: When it happened (now unless given).
+    ///   - context: Context keys merged into the event's.
+    ///   - integrations: Which destinations receive it.
     public init(
         userId: String? = nil,
         anonymousId: String? = nil,

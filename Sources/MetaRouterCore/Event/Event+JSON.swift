@@ -3,6 +3,8 @@ import Foundation
 extension Event {
     /// The event as it goes on the wire (see `Docs/WireFormat.md`). Absent optional fields are
     /// left out; `context` is always present.
+    ///
+    /// - Returns: The event as the wire format's JSON object.
     public func jsonObject() -> [String: JSON] {
         var object: [String: JSON] = [
             "type": .string(type.rawValue),
@@ -88,6 +90,8 @@ extension Event {
 
     /// Reads an event back from its wire form; `nil` when a required field is missing or
     /// malformed.
+    ///
+    /// - Parameter json: An event in the wire format.
     public init?(json: JSON) {
         guard let object = json.objectValue,
             let typeName = object["type"]?.stringValue, let type = EventType(rawValue: typeName),

@@ -16,6 +16,21 @@ public struct Event: Sendable, Equatable, CustomReflectable {
     @usableFromInline var storage: EventStorage
 
     /// Creates an event stamped with `timestamp` and a fresh messageId (epoch milliseconds and a UUID).
+    ///
+    /// - Parameters:
+    ///   - type: The call it records.
+    ///   - messageId: Its id (a fresh one unless given).
+    ///   - timestamp: When it happened (now unless given).
+    ///   - anonymousId: The visitor's id.
+    ///   - userId: The user's id.
+    ///   - groupId: The group's id (group calls).
+    ///   - previousId: The previous id (alias calls).
+    ///   - event: The action's name (track calls).
+    ///   - name: The screen's or page's name.
+    ///   - properties: Its properties.
+    ///   - traits: Its traits (identify and group calls).
+    ///   - context: Its context.
+    ///   - integrations: Which destinations receive it.
     public init(
         type: EventType,
         messageId: String? = nil,

@@ -4,6 +4,8 @@ extension JSON {
     /// A date as the wire carries it: ISO 8601 in UTC with milliseconds,
     /// e.g. `"2026-11-22T13:40:49.123Z"`. For custom destinations and tools that write
     /// timestamps the way the SDK does.
+    ///
+    /// - Parameter date: The instant, written as ISO 8601 with milliseconds.
     public init(timestamp date: Date) {
         self = .string(Timestamp.string(from: date))
     }

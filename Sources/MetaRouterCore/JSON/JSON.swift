@@ -75,6 +75,9 @@ extension JSON {
     }
 
     /// The member at `key`, when this is an object.
+    ///
+    /// - Parameter key: A key of an object.
+    /// - Returns: Its value; `nil` when there is none or this is not an object.
     public subscript(key: String) -> JSON? {
         objectValue?[key]
     }

@@ -24,16 +24,28 @@ public struct JSONParser {
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Parses one complete JSON document from `text`.
+    ///
+    /// - Parameter text: The JSON text.
+    /// - Returns: The value.
+    /// - Throws: ``JSONParseError`` with the offset and the reason.
     public static func parse(_ text: String) throws(JSONParseError) -> JSON {
         try parse(Array(text.utf8))
     }
 
     /// Parses one complete JSON document from UTF-8 `data`.
+    ///
+    /// - Parameter data: The JSON text.
+    /// - Returns: The value.
+    /// - Throws: ``JSONParseError`` with the offset and the reason.
     public static func parse(_ data: Data) throws(JSONParseError) -> JSON {
         try parse([UInt8](data))
     }
 
     /// Parses one complete JSON document from UTF-8 `bytes`.
+    ///
+    /// - Parameter bytes: The JSON text.
+    /// - Returns: The value.
+    /// - Throws: ``JSONParseError`` with the offset and the reason.
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
         var parser = JSONParser(bytes)
         let value = try parser.readValue(depth: 0)

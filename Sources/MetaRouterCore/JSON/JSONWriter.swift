@@ -9,6 +9,9 @@ public enum JSONWriter {
     }
 
     /// The UTF-8 bytes of `value`.
+    ///
+    /// - Parameter value: The value.
+    /// - Returns: Its JSON, UTF-8.
     public static func bytes(_ value: JSON) -> [UInt8] {
         ByteWriter.bytes(estimate: 256) { write(value, into: &$0) }
     }

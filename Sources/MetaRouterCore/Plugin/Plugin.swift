@@ -23,6 +23,8 @@ public protocol Plugin: AnyObject {
     /// The stage this plugin runs in.
     var type: PluginType { get }
     /// Called once, on the executor, when the plugin joins a client's timeline.
+    ///
+    /// - Parameter analytics: The client whose timeline the plugin joined.
     func configure(analytics: AnalyticsClient)
     /// Receives an event; returns it (changed or not) to pass it on, or `nil` to drop it.
     /// The event is handed over (`consuming`): in the `before`, `enrichment` and `after`
@@ -30,6 +32,9 @@ public protocol Plugin: AnyObject {
     /// edits `event` itself changes it in place (destinations share the enriched event, and
     /// an edit there copies). One that declares a plain parameter still works, and copies the
     /// event's fields on its first edit.
+    ///
+    /// - Parameter event: The event, handed over.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     func execute(event: consuming Event) -> Event?
     /// The client was reset (logout): forget per-user state.
     func reset()
@@ -41,8 +46,13 @@ public protocol Plugin: AnyObject {
 
 extension Plugin {
     /// Does nothing.
+    ///
+    /// - Parameter analytics: The client whose timeline the plugin joined.
     public func configure(analytics: AnalyticsClient) {}
     /// Passes the event on unchanged.
+    ///
+    /// - Parameter event: The event, handed over.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     public func execute(event: consuming Event) -> Event? { event }
     /// Does nothing.
     public func reset() {}
@@ -56,21 +66,42 @@ extension Plugin {
 /// each returns its event unchanged unless overridden.
 public protocol EventPlugin: Plugin {
     /// A track event.
+    ///
+    /// - Parameter event: A track event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     func track(event: consuming Event) -> Event?
     /// An identify event.
+    ///
+    /// - Parameter event: An identify event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     func identify(event: consuming Event) -> Event?
     /// A screen event.
+    ///
+    /// - Parameter event: A screen event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     func screen(event: consuming Event) -> Event?
     /// A page event.
+    ///
+    /// - Parameter event: A page event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     func page(event: consuming Event) -> Event?
     /// A group event.
+    ///
+    /// - Parameter event: A group event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     func group(event: consuming Event) -> Event?
     /// An alias event.
+    ///
+    /// - Parameter event: An alias event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     func alias(event: consuming Event) -> Event?
 }
 
 extension EventPlugin {
     /// Calls the hook for the event's type.
+    ///
+    /// - Parameter event: The event.
+    /// - Returns: What the hook for its type returned.
     public func execute(event: consuming Event) -> Event? {
         switch event.type {
         case .track: return track(event: event)
@@ -83,16 +114,34 @@ extension EventPlugin {
     }
 
     /// Passes the event on.
+    ///
+    /// - Parameter event: A track event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     public func track(event: consuming Event) -> Event? { event }
     /// Passes the event on.
+    ///
+    /// - Parameter event: An identify event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     public func identify(event: consuming Event) -> Event? { event }
     /// Passes the event on.
+    ///
+    /// - Parameter event: A screen event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     public func screen(event: consuming Event) -> Event? { event }
     /// Passes the event on.
+    ///
+    /// - Parameter event: A page event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     public func page(event: consuming Event) -> Event? { event }
     /// Passes the event on.
+    ///
+    /// - Parameter event: A group event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     public func group(event: consuming Event) -> Event? { event }
     /// Passes the event on.
+    ///
+    /// - Parameter event: An alias event.
+    /// - Returns: The event to pass on, or `nil` to drop it.
     public func alias(event: consuming Event) -> Event? { event }
 }
 
@@ -113,6 +162,11 @@ extension DestinationPlugin {
     /// Adds a plugin to this destination's sub-timeline at `position` within its stage. Call it
     /// before the destination joins a client, or from the executor
     /// (``AnalyticsClient/perform(_:)``) afterwards; debug builds check that.
+    ///
+    /// - Parameters:
+    ///   - plugin: The plugin, for this destination's events only.
+    ///   - position: Where in the destination's timeline it goes.
+    /// - Returns: `plugin`.
     @discardableResult
     public func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
         timeline.add(plugin, at: position)
@@ -120,6 +174,8 @@ extension DestinationPlugin {
     }
 
     /// Removes a plugin from this destination's sub-timeline.
+    ///
+    /// - Parameter plugin: A plugin added before.
     public func remove(plugin: any Plugin) {
         timeline.remove(plugin)
     }
@@ -136,8 +192,12 @@ extension DestinationPlugin {
 /// `AnalyticsClient.flushAndWait()` and `shutdown()` wait for these.
 public protocol CompletingPlugin: Plugin {
     /// Flushes, then calls `completion` once the attempt has resolved.
+    ///
+    /// - Parameter completion: Called once the flush has resolved.
     func flush(completion: @escaping @Sendable () -> Void)
     /// Shuts down, then calls `completion` once everything is delivered or safely stored.
+    ///
+    /// - Parameter completion: Called once what the plugin holds is delivered or persisted.
     func shutdown(completion: @escaping @Sendable () -> Void)
 }
 

@@ -17,12 +17,18 @@ public struct PluginPosition: Sendable {
 
     /// Just ahead of the first plugin of class `anchor` in the same stage, or last when the
     /// stage has none.
+    ///
+    /// - Parameter anchor: The type of the plugin to go before.
+    /// - Returns: The position.
     public static func before(_ anchor: any Plugin.Type) -> PluginPosition {
         PluginPosition(place: .before(ObjectIdentifier(anchor)))
     }
 
     /// Just after the last plugin of class `anchor` in the same stage, or last when the stage
     /// has none.
+    ///
+    /// - Parameter anchor: The type of the plugin to go after.
+    /// - Returns: The position.
     public static func after(_ anchor: any Plugin.Type) -> PluginPosition {
         PluginPosition(place: .after(ObjectIdentifier(anchor)))
     }

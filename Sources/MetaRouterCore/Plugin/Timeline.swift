@@ -27,6 +27,10 @@ public final class Timeline {
 
     /// Adds `plugin` to its stage at `position` (by default after the plugins already there)
     /// and configures it if the timeline is attached. Call it on the executor once attached.
+    ///
+    /// - Parameters:
+    ///   - plugin: The plugin.
+    ///   - position: Where in its stage it goes.
     public func add(_ plugin: any Plugin, at position: PluginPosition = .last) {
         analytics?.assertOnExecutor()
         var list = stages[plugin.type] ?? []
@@ -37,6 +41,8 @@ public final class Timeline {
 
     /// Removes `plugin` (by identity); it is shut down first. Call it on the executor once
     /// attached.
+    ///
+    /// - Parameter plugin: A plugin of this timeline; it is shut down.
     public func remove(_ plugin: any Plugin) {
         analytics?.assertOnExecutor()
         guard var list = stages[plugin.type], let index = list.firstIndex(where: { $0 === plugin }) else { return }
@@ -46,6 +52,9 @@ public final class Timeline {
     }
 
     /// The first plugin of type `T`, searching destinations' sub-timelines too.
+    ///
+    /// - Parameter pluginType: The plugin's type.
+    /// - Returns: The first plugin of that type, if any.
     public func find<T>(_ pluginType: T.Type) -> T? {
         for plugin in plugins {
             if let match = plugin as? T { return match }

@@ -3,8 +3,15 @@ import Foundation
 /// Small persisted values (identity, lifecycle version). Implementations are thread-safe.
 public protocol KeyValueStore: Sendable {
     /// The stored string, or `nil`.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The stored string, if any.
     func string(forKey key: String) -> String?
     /// Stores `value`, or removes the key when `value` is `nil`.
+    ///
+    /// - Parameters:
+    ///   - value: The string to store; `nil` removes the key.
+    ///   - key: The key.
     func set(_ value: String?, forKey key: String)
 }
 
@@ -13,12 +20,21 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     private let values: Locked<[String: String]>
 
     /// A store holding `initial`.
+    ///
+    /// - Parameter initial: What the store holds to begin with.
     public init(_ initial: [String: String] = [:]) { values = Locked(initial) }
 
     /// The stored string, or `nil`.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The stored string, if any.
     public func string(forKey key: String) -> String? { values.withLock { $0[key] } }
 
     /// Stores or removes `value`.
+    ///
+    /// - Parameters:
+    ///   - value: The string to store; `nil` removes the key.
+    ///   - key: The key.
     public func set(_ value: String?, forKey key: String) { values.withLock { $0[key] = value } }
 
     /// Everything stored, for assertions.

@@ -15,11 +15,20 @@ public protocol ScheduledWork: Sendable {
 /// and is what every wait (retry delays, the breaker's cooldown, the request watchdog) measures.
 public protocol AnalyticsClock: Sendable {
     /// The current wall-clock time.
+    ///
+    /// - Returns: The wall-clock time.
     func now() -> Date
     /// Seconds on a clock that never goes back and ignores changes to the wall clock, from an
     /// arbitrary origin.
+    ///
+    /// - Returns: Seconds since an arbitrary start, never going back.
     func uptime() -> TimeInterval
     /// Runs `work` once, `delay` seconds from now, on some thread of the clock's choosing.
+    ///
+    /// - Parameters:
+    ///   - delay: Seconds to wait.
+    ///   - work: What to run then, on any thread.
+    /// - Returns: A handle that cancels it.
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
 }
 

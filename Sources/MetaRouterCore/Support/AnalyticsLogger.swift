@@ -18,6 +18,10 @@ public enum LogLevel: Int, Sendable, Comparable {
 /// Where the SDK's log lines go. Supply your own to bridge into swift-log, os.Logger, etc.
 public protocol LogSink: Sendable {
     /// Receives one line. Called from any thread; must not block for long.
+    ///
+    /// - Parameters:
+    ///   - level: The line's level.
+    ///   - message: The line.
     func log(level: LogLevel, message: String)
 }
 
@@ -44,6 +48,11 @@ public final class AnalyticsLogger: Sendable {
 
     /// Writes lines at `minimumLevel` or above to `sink`, each starting with `[instance] `
     /// when `instance` is given.
+    ///
+    /// - Parameters:
+    ///   - sink: Where lines go.
+    ///   - minimumLevel: Lines below it are not formatted.
+    ///   - instance: The name each line starts with, if any.
     public init(sink: any LogSink = StandardErrorLogSink(), minimumLevel: LogLevel = .info, instance: String? = nil) {
         self.sink = sink
         self.threshold = Locked(minimumLevel)
@@ -66,6 +75,10 @@ public final class AnalyticsLogger: Sendable {
     package func isEnabled(_ level: LogLevel) -> Bool { level >= threshold.current }
 
     /// Writes `message` when `level` is enabled; the text is built only then.
+    ///
+    /// - Parameters:
+    ///   - level: The line's level.
+    ///   - message: The line, formatted only when it is written.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard isEnabled(level) else { return }
         sink.log(level: level, message: prefix + message())
