@@ -39,14 +39,14 @@ import Testing
             options.log(to: logger)
             return options
         }
-        let router = Router()
+        let router = Router(context: BasicAnalyticsRequestContext.self)
         router.add(middleware: AnalyticsMiddleware(tenants: tenants, instrument: tracer) { request, _ in
             request.headers[.init("X-Tenant")!] ?? "unknown"
         } identity: { request, _ in
             RequestIdentity(userId: request.headers[.init("X-User-Id")!], anonymousId: request.headers[.init("X-Anonymous-Id")!])
         })
-        router.post("/checkout") { request, _ -> HTTPResponse.Status in
-            request.analytics?.track("Checkout Started", properties: ["path": request.uri.path])
+        router.post("/checkout") { request, context -> HTTPResponse.Status in
+            context.analytics?.track("Checkout Started", properties: ["path": request.uri.path])
             return .accepted
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) })
