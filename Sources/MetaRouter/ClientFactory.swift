@@ -94,6 +94,7 @@ enum ClientFactory {
             let hadIdentity = { storage.string(forKey: IdentityKeys.anonymousId) != nil }
             plugins.insert(lifecyclePlugin(options, logger: logger, hadIdentity: hadIdentity), at: 0)
         }
+        pillars.find(in: plugins)
         return .ready(configuration: configuration, plugins: plugins, options: options, pillars: pillars)
     }
 

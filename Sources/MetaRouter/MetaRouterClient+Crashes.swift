@@ -9,8 +9,8 @@ extension MetaRouterClient {
     /// reads the record again and sends the same `messageId`.
     func deliverCrashReports() {
         client.perform { [client] timeline in
-            guard let crashes = timeline.find(CrashReportPlugin.self) else { return }
-            timeline.find(BreadcrumbsPlugin.self)?.crashSlots = crashes.slots
+            guard let crashes = self.pillars.crashReports?(timeline) else { return }
+            self.pillars.breadcrumbs?(timeline).crashSlots = crashes.slots
             for (file, report) in crashes.pendingReports() {
                 guard let report else {
                     client.logger.warning("sdk.crash_record_unreadable: \(file.lastPathComponent) is not a whole crash record; removed")
@@ -18,15 +18,15 @@ extension MetaRouterClient {
                     continue
                 }
                 #if Privacy
-                if let consent = timeline.find(ConsentPlugin.self), !consent.state.errors {
+                if let consent = self.pillars.consent?(timeline), !consent.state.errors {
                     crashes.finish(file)
                     continue
                 }
                 #endif
-                if let plugin = timeline.find(ErrorCapturePlugin.self), let event = plugin.event(forCrash: report, frames: report.symbolicatedFrames()) {
+                if let plugin = self.pillars.errorCapture?(timeline), let event = plugin.event(forCrash: report, frames: report.symbolicatedFrames()) {
                     _ = timeline.process(event)
                 }
-                client.perform { timeline in timeline.find(CrashReportPlugin.self)?.finish(file) }
+                client.perform { timeline in self.pillars.crashReports?(timeline).finish(file) }
             }
         }
     }

@@ -25,7 +25,7 @@ extension MetaRouterClient {
             }
             guard !client.isInForkedChild else { return reply(.failure(.notConfigured)) }
             client.perform { timeline in
-                guard let plugin = timeline.find(EntitlementsPlugin.self) else { return reply(.failure(.notConfigured)) }
+                guard let plugin = self.pillars.entitlements?(timeline) else { return reply(.failure(.notConfigured)) }
                 plugin.refresh(reply: reply)
             }
         }
@@ -35,7 +35,7 @@ extension MetaRouterClient {
     /// Registers `handler` in call order.
     package func onEntitlementsChange(_ handler: @escaping @Sendable (EntitlementChange) -> Void) {
         guard entitlementCache != nil else { return notConfigured("onEntitlementsChange") }
-        client.perform { $0.find(EntitlementsPlugin.self)?.onChange(handler) }
+        client.perform { self.pillars.entitlements?($0).onChange(handler) }
     }
 
     /// A stream of the later changes; it ends at shutdown (at once when entitlements are off).
@@ -49,7 +49,7 @@ extension MetaRouterClient {
             return stream
         }
         client.perform { timeline in
-            guard let plugin = timeline.find(EntitlementsPlugin.self) else { return continuation.finish() }
+            guard let plugin = self.pillars.entitlements?(timeline) else { return continuation.finish() }
             plugin.addStream(continuation)
         }
         return stream
@@ -70,7 +70,7 @@ extension MetaRouterClient {
         switch recording {
         case .queued:
             client.perform { timeline in
-                timeline.find(EntitlementsPlugin.self)?.record(transactionId: transactionId, evidence: evidence, timeline: timeline)
+                self.pillars.entitlements?(timeline).record(transactionId: transactionId, evidence: evidence, timeline: timeline)
             }
         case .alreadyWaiting:
             client.logger.debug("sdk.purchase_duplicate: transaction \(transactionId) is already waiting")
@@ -86,7 +86,7 @@ extension MetaRouterClient {
         cache.beginUserChange()
         call()
         client.perform { timeline in
-            if let plugin = timeline.find(EntitlementsPlugin.self) {
+            if let plugin = self.pillars.entitlements?(timeline) {
                 plugin.userDidChange(timeline)
             } else {
                 cache.endUserChange(userId: nil)

@@ -16,7 +16,7 @@ extension MetaRouterClient {
     /// scrubbing on, its message and data are scrubbed first.
     package func addBreadcrumb(_ breadcrumb: Breadcrumb) {
         client.perform { timeline in
-            guard timeline.collectsAnalytics, let plugin = timeline.find(BreadcrumbsPlugin.self) else { return }
+            guard timeline.collectsAnalytics, let plugin = self.pillars.breadcrumbs?(timeline) else { return }
             var kept = breadcrumb
             kept.message = timeline.scrubbedForExport(breadcrumb.message)
             kept.data = breadcrumb.data.map { timeline.scrubbedForExport($0) }
@@ -29,11 +29,11 @@ extension MetaRouterClient {
         // Built and run through the timeline in one operation, so the report keeps its place
         // among the calls: a consent change made just after it does not reach it.
         client.perform { timeline in
-            guard let plugin = timeline.find(ErrorCapturePlugin.self) else { return }
+            guard let plugin = self.pillars.errorCapture?(timeline) else { return }
             #if Privacy
-            if let consent = timeline.find(ConsentPlugin.self), !consent.state.errors { return }
+            if let consent = self.pillars.consent?(timeline), !consent.state.errors { return }
             #endif
-            let breadcrumbs = timeline.find(BreadcrumbsPlugin.self)?.breadcrumbs ?? []
+            let breadcrumbs = self.pillars.breadcrumbs?(timeline).breadcrumbs ?? []
             guard let event = plugin.event(for: error, handled: handled, properties: properties, frames: frames, breadcrumbs: breadcrumbs, now: now)
             else { return }
             _ = timeline.process(event)

@@ -38,22 +38,22 @@ extension MetaRouterClient {
     package func forget() async -> ForgetReport {
         let storage = client.configuration.storage
         let found = await onExecutor { timeline in
-            let queued = timeline.find(IngestionDestination.self)?.uploader?.status().queueLength ?? 0
+            let queued = self.pillars.destination?(timeline).uploader?.status().queueLength ?? 0
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
                 .contains { storage.string(forKey: $0) != nil }
             var report = ForgetReport(queuedEvents: queued, identity: hadIdentity, consent: false, superProperties: false)
             #if Privacy
-            report.consent = timeline.find(ConsentPlugin.self)?.forget() ?? false
-            report.superProperties = timeline.find(SuperPropertiesPlugin.self)?.clear() ?? false
+            report.consent = self.pillars.consent?(timeline).forget() ?? false
+            report.superProperties = self.pillars.superProperties?(timeline).clear() ?? false
             #endif
             #if ErrorCapture
-            report.breadcrumbs = timeline.find(BreadcrumbsPlugin.self)?.clear() ?? 0
+            report.breadcrumbs = self.pillars.breadcrumbs?(timeline).clear() ?? 0
             #endif
             #if Signals
-            report.signals = timeline.find(SignalsPlugin.self)?.clear() ?? 0
+            report.signals = self.pillars.signals?(timeline).clear() ?? 0
             #endif
             #if Entitlements
-            timeline.find(EntitlementsPlugin.self)?.forget()
+            self.pillars.entitlements?(timeline).forget()
             #endif
             return report
         }

@@ -24,7 +24,7 @@ extension MetaRouterClient {
         guard let converted = client.inputProblems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
         client.perform { timeline in
             let scrubbed = timeline.scrubbedForExport([key: converted])[key] ?? converted
-            timeline.find(SuperPropertiesPlugin.self)?.register(key, scrubbed, persisting: timeline.collectsAnalytics)
+            self.pillars.superProperties?(timeline).register(key, scrubbed, persisting: timeline.collectsAnalytics)
         }
     }
 
@@ -33,25 +33,25 @@ extension MetaRouterClient {
         guard let converted = client.inputProblems.converted([key: value], root: "superProperties", call: "registerSuperProperty")[key] else { return }
         client.perform { timeline in
             let scrubbed = timeline.scrubbedForExport([key: converted])[key] ?? converted
-            timeline.find(SuperPropertiesPlugin.self)?.registerOnce(key, scrubbed, persisting: timeline.collectsAnalytics)
+            self.pillars.superProperties?(timeline).registerOnce(key, scrubbed, persisting: timeline.collectsAnalytics)
         }
     }
 
     /// Stops adding `key`.
     package func unregisterSuperProperty(_ key: String) {
-        client.perform { $0.find(SuperPropertiesPlugin.self)?.unregister(key) }
+        client.perform { self.pillars.superProperties?($0).unregister(key) }
     }
 
     /// Sets the consent in force for the calls made after this one (and persists it); calls
     /// made before it are unaffected. Without analytics consent, calls are dropped before any
     /// plugin sees them and counted (`getDebugInfo().consentDroppedEvents`).
     package func setConsent(_ consent: ConsentState) {
-        client.perform { $0.find(ConsentPlugin.self)?.set(consent) }
+        client.perform { self.pillars.consent?($0).set(consent) }
     }
 
     /// The consent in force once the calls made before this one have been handled.
     package func getConsent() async -> ConsentState {
-        await onExecutor { $0.find(ConsentPlugin.self)?.state ?? .granted } ?? .granted
+        await onExecutor { self.pillars.consent?($0).state ?? .granted } ?? .granted
     }
 }
 #endif

@@ -7,7 +7,7 @@ extension MetaRouterClient {
     package func emit(_ signal: SignalContent) {
         let now = client.configuration.clock.now()
         let checked = bounded(signal)
-        client.perform { timeline in timeline.find(SignalsPlugin.self)?.add(checked, at: now, timeline: timeline) }
+        client.perform { timeline in self.pillars.signals?(timeline).add(checked, at: now, timeline: timeline) }
     }
 
     /// The signal with its app-given JSON held to the depth limit of properties: what is

@@ -10,19 +10,11 @@ package final class MetaRouterClient: AnalyticsBackend {
     package let options: InitOptions
     /// Why the options were rejected, when they were; the instance is then inert.
     package let configurationError: String?
-    /// What the pillars built as traits keep beside their plugins.
+    /// The built-in plugins this instance started with, each reached through a handle made at
+    /// start, and what the pillars keep beside them.
     let pillars: Pillars
     /// Whether a request for this write key with other options was reported (once).
     private let reportedOtherOptions = Locked(false)
-
-    /// The state of the pillars built as traits that lives outside the timeline, so that a
-    /// call reads it without waiting for the executor.
-    struct Pillars: Sendable {
-        #if Entitlements
-        /// The entitlements served, when `InitOptions.entitlements` is set.
-        var entitlementCache: EntitlementCache?
-        #endif
-    }
 
     /// Warns, once per instance, when `asked` differs from the options this instance was made
     /// with in a way that changes where or how it delivers: the caller gets this instance, not
@@ -89,19 +81,19 @@ package final class MetaRouterClient: AnalyticsBackend {
 
     /// Sets or clears the advertising id, in order with other calls.
     package func setAdvertisingId(_ advertisingId: String?) {
-        client.perform { $0.find(AdvertisingIDPlugin.self)?.set(advertisingId) }
+        client.perform { self.pillars.advertisingId?($0).set(advertisingId) }
     }
 
     /// Clears the advertising id, in order with other calls.
     package func clearAdvertisingId() {
-        client.perform { $0.find(AdvertisingIDPlugin.self)?.clear() }
+        client.perform { self.pillars.advertisingId?($0).clear() }
     }
 
     /// The anonymous id once the identity is loaded. Without a device identity (no identity
     /// plugin, or per-call identity mode), a fresh lowercase UUID each time (never empty): a
     /// server may use it for a new visitor and pass it per call.
     package func getAnonymousId() async -> String {
-        let found = await onExecutor { $0.find(IdentityPlugin.self)?.anonymousId } ?? nil
+        let found = await onExecutor { self.pillars.identity?($0).anonymousId } ?? nil
         return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
     }
 
@@ -162,7 +154,7 @@ package final class MetaRouterClient: AnalyticsBackend {
 
     /// Adds or removes `Trace: true` on uploads, in order with other calls.
     package func setTracing(_ enabled: Bool) {
-        client.perform { $0.find(IngestionDestination.self)?.uploader?.tracing = enabled }
+        client.perform { self.pillars.destination?($0).uploader?.tracing = enabled }
     }
 
     /// Keeps `url` (last wins) for the next `Application Opened`. With lifecycle tracking off
@@ -172,7 +164,7 @@ package final class MetaRouterClient: AnalyticsBackend {
             client.logger.warning("sdk.deep_link_ignored: recordOpenedURL ignored: lifecycle tracking is off (InitOptions.trackLifecycleEvents)")
             return
         }
-        client.perform { $0.find(LifecyclePlugin.self)?.recordOpenedURL(url, sourceApplication: sourceApplication) }
+        client.perform { self.pillars.lifecycle?($0).recordOpenedURL(url, sourceApplication: sourceApplication) }
     }
 
     /// Delivers what is queued, then stops.
@@ -199,30 +191,30 @@ package final class MetaRouterClient: AnalyticsBackend {
             return Self.inertInForkedChild(options)
         }
         let read = await onExecutor { timeline -> DebugInfoParts in
-            let identity = timeline.find(IdentityPlugin.self)
-            let destination = timeline.find(IngestionDestination.self)
+            let identity = self.pillars.identity?(timeline)
+            let destination = self.pillars.destination?(timeline)
             let uploader = destination?.uploader
             var parts = DebugInfoParts(
                 anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
-                advertisingId: timeline.find(AdvertisingIDPlugin.self)?.advertisingId,
+                advertisingId: self.pillars.advertisingId?(timeline).advertisingId,
                 delivery: uploader?.status(), openDescriptors: uploader?.openDescriptors ?? 0, tracing: uploader?.tracing ?? false,
                 stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
                 rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
             #if Privacy
-            parts.consent = timeline.find(ConsentPlugin.self)?.state ?? .granted
-            parts.consentDroppedEvents = timeline.find(ConsentPlugin.self)?.droppedEvents ?? 0
+            parts.consent = self.pillars.consent?(timeline).state ?? .granted
+            parts.consentDroppedEvents = self.pillars.consent?(timeline).droppedEvents ?? 0
             #endif
             #if TrackingPlan
             parts.planViolations = timeline.find(TrackingPlanPlugin.self)?.violationCount ?? 0
             parts.planBlockedEvents = timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0
             #endif
             #if Rules
-            parts.remoteRules = timeline.find(RemoteRulesPlugin.self).flatMap { plugin in
+            parts.remoteRules = (self.pillars.remoteRules?(timeline)).flatMap { plugin in
                 plugin.ruleSet.map { RemoteRulesInForce(name: $0.name, version: $0.version, source: plugin.source) }
             }
             #endif
             #if Entitlements
-            parts.entitlementsRefreshFailedAt = timeline.find(EntitlementsPlugin.self)?.lastFailure
+            parts.entitlementsRefreshFailedAt = self.pillars.entitlements?(timeline).lastFailure
             #endif
             return parts
         }

@@ -1,0 +1,80 @@
+import Foundation
+import MetaRouterAdvertisingID
+
+/// A built-in plugin of one instance, found once when the instance starts. It hands the plugin
+/// out only in exchange for a ``Timeline``, which exists only on the executor (inside
+/// `perform`), so the plugin cannot be reached from another thread.
+struct PillarHandle<P: Plugin>: @unchecked Sendable {  // the plugin is handed out only with a Timeline, i.e. on the executor
+    private let plugin: P
+
+    init?(in plugins: [any Plugin]) {
+        guard let found = plugins.lazy.compactMap({ $0 as? P }).first else { return nil }
+        plugin = found
+    }
+
+    /// The plugin, for code running on the executor with `timeline`.
+    func callAsFunction(_ timeline: Timeline) -> P { plugin }
+}
+
+extension MetaRouterClient {
+    /// The built-in plugins an instance started with (a handle each; `nil` when options left it
+    /// out), and what the pillars built as traits keep outside the timeline, so that a call
+    /// reads it without waiting for the executor. Plugins a call adds later (scrubbing, the
+    /// tracking plan, sessions on a server) are found on the executor instead.
+    struct Pillars: Sendable {
+        var identity: PillarHandle<IdentityPlugin>?
+        var advertisingId: PillarHandle<AdvertisingIDPlugin>?
+        var destination: PillarHandle<IngestionDestination>?
+        var lifecycle: PillarHandle<LifecyclePlugin>?
+        #if Privacy
+        var consent: PillarHandle<ConsentPlugin>?
+        var superProperties: PillarHandle<SuperPropertiesPlugin>?
+        #endif
+        #if ErrorCapture
+        var breadcrumbs: PillarHandle<BreadcrumbsPlugin>?
+        var errorCapture: PillarHandle<ErrorCapturePlugin>?
+        #endif
+        #if CrashCapture
+        var crashReports: PillarHandle<CrashReportPlugin>?
+        #endif
+        #if Rules
+        var remoteRules: PillarHandle<RemoteRulesPlugin>?
+        #endif
+        #if Signals
+        var signals: PillarHandle<SignalsPlugin>?
+        #endif
+        #if Entitlements
+        var entitlements: PillarHandle<EntitlementsPlugin>?
+        /// The entitlements served, when `InitOptions.entitlements` is set.
+        var entitlementCache: EntitlementCache?
+        #endif
+
+        /// Handles on the built-ins among `plugins`, the timeline an instance starts with.
+        mutating func find(in plugins: [any Plugin]) {
+            identity = PillarHandle(in: plugins)
+            advertisingId = PillarHandle(in: plugins)
+            destination = PillarHandle(in: plugins)
+            lifecycle = PillarHandle(in: plugins)
+            #if Privacy
+            consent = PillarHandle(in: plugins)
+            superProperties = PillarHandle(in: plugins)
+            #endif
+            #if ErrorCapture
+            breadcrumbs = PillarHandle(in: plugins)
+            errorCapture = PillarHandle(in: plugins)
+            #endif
+            #if CrashCapture
+            crashReports = PillarHandle(in: plugins)
+            #endif
+            #if Rules
+            remoteRules = PillarHandle(in: plugins)
+            #endif
+            #if Signals
+            signals = PillarHandle(in: plugins)
+            #endif
+            #if Entitlements
+            entitlements = PillarHandle(in: plugins)
+            #endif
+        }
+    }
+}
