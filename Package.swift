@@ -29,6 +29,9 @@ let package = Package(
         .library(name: "MetaRouterSignals", targets: ["MetaRouterSignals"]),
         .library(name: "MetaRouterEntitlements", targets: ["MetaRouterEntitlements"]),
         .library(name: "MetaRouterTesting", targets: ["MetaRouterTesting"]),
+        .library(name: "MetaRouterEventsGenerator", targets: ["MetaRouterEventsGenerator"]),
+        .executable(name: "metarouter-events-gen", targets: ["metarouter-events-gen"]),
+        .plugin(name: "MetaRouterEvents", targets: ["MetaRouterEvents"]),
     ],
     traits: [
         .trait(name: "Rules", description: "Transform rules, rules without an app update and signal generators in the rule language (MetaRouterTransforms)."),
@@ -78,6 +81,11 @@ let package = Package(
             path: "Sources/MetaRouter"
         ),
         .target(name: "MetaRouterTesting", dependencies: ["MetaRouter"], path: "Sources/MetaRouterTesting"),
+        // Typed events from the tracking plan: the generator, its command line, and the
+        // build-tool plugin that runs it at every build (Docs/TypedEvents.md).
+        .target(name: "MetaRouterEventsGenerator", dependencies: ["MetaRouterCore"], path: "Sources/MetaRouterEventsGenerator"),
+        .executableTarget(name: "metarouter-events-gen", dependencies: ["MetaRouterEventsGenerator"], path: "Sources/MetaRouterEventsGen"),
+        .plugin(name: "MetaRouterEvents", capability: .buildTool(), dependencies: ["metarouter-events-gen"], path: "BuildPlugins/MetaRouterEvents"),
         .executableTarget(
             name: "MetaRouterCrashChild",
             dependencies: ["MetaRouter"],
@@ -96,6 +104,12 @@ let package = Package(
                 "MetaRouterPlatform",
             ],
             path: "Tests/MetaRouterPluginTests",
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "MetaRouterEventsGeneratorTests",
+            dependencies: ["MetaRouterEventsGenerator", "MetaRouterTesting"],
+            path: "Tests/MetaRouterEventsGeneratorTests",
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -89,6 +89,17 @@ public final class Analytics: Sendable {
         backend.group(groupId, traits: traits, options: options)
     }
 
+    /// Sets the current group with typed traits, encoded as a JSON object.
+    ///
+    /// - Parameters:
+    ///   - groupId: The group's (account's, team's) id.
+    ///   - traits: A value that encodes as a JSON object.
+    ///   - options: Per-call identity, context or timestamp.
+    public func group<Traits: Encodable & Sendable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
+        if let engine { return engine.group(groupId, traits: traits, options: options) }
+        backend.withEngine { $0.group(groupId, traits: traits, options: options) }
+    }
+
     /// Records a screen view.
     ///
     /// - Parameters:

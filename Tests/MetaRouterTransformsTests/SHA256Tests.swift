@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MetaRouterTransforms
+import MetaRouterCore
 
 /// SHA-256 against the standard's test vectors and across block boundaries.
 @Suite struct SHA256Tests {

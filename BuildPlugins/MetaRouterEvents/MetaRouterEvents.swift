@@ -1,0 +1,32 @@
+import Foundation
+import PackagePlugin
+
+/// Generates typed events from the `tracking-plan.json` among a target's files at every build:
+/// one value type per planned event and typed methods on `Analytics` (Docs/TypedEvents.md).
+/// A target without a plan gets nothing; a plan that cannot become Swift fails the build with
+/// one message naming the plan entry.
+@main
+struct MetaRouterEvents: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
+        guard let target = target as? SourceModuleTarget else { return [] }
+        let plans = target.sourceFiles.filter { $0.url.lastPathComponent == "tracking-plan.json" }
+        guard plans.count <= 1 else {
+            throw PluginError("target \(target.name) has \(plans.count) files named tracking-plan.json; keep one")
+        }
+        guard let plan = plans.first else { return [] }
+        let output = context.pluginWorkDirectoryURL.appendingPathComponent("MetaRouterEvents.swift")
+        return [
+            .buildCommand(
+                displayName: "Generating typed events from \(plan.url.lastPathComponent)",
+                executable: try context.tool(named: "metarouter-events-gen").url,
+                arguments: [plan.url.path, output.path],
+                inputFiles: [plan.url],
+                outputFiles: [output])
+        ]
+    }
+}
+
+struct PluginError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,100 @@
+/// Swift names for a plan's names, which may hold spaces, punctuation, leading digits, emoji or
+/// Swift keywords. The same plan always gives the same names; the wire keeps the plan's.
+enum SwiftNames {
+    private static let keywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout", "internal",
+        "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows", "static", "struct",
+        "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do", "else",
+        "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where", "while", "Any", "as",
+        "await", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try", "async", "consuming", "borrowing",
+        "package", "some", "any",
+    ]
+    /// Names a generated member may not take: they are the generated code's own.
+    private static let reservedMembers: Set<String> = ["eventName", "options", "encode", "CodingKeys", "Type", "Protocol", "init"]
+    /// Type names a generated type may not take: they would hide the types the code uses.
+    private static let reservedTypes: Set<String> = [
+        "Analytics", "EventOptions", "JSON", "String", "Int", "Double", "Bool", "Date", "Array", "Dictionary", "Optional",
+        "Encodable", "Encoder", "Sendable", "CodingKey", "TrackingPlanInfo", "IdentifyTraits", "GroupTraits", "Foundation", "MetaRouter",
+    ]
+
+    /// The words of `name`: runs of letters and digits, split at case changes too.
+    static func words(_ name: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var previousWasLower = false
+        for character in name {
+            guard character.isASCII, character.isLetter || character.isNumber else {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+                previousWasLower = false
+                continue
+            }
+            if character.isUppercase, previousWasLower, !current.isEmpty {
+                words.append(current)
+                current = ""
+            }
+            current.append(character)
+            previousWasLower = character.isLowercase || character.isNumber
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    /// `Order Completed` → `OrderCompleted`; `""` or all punctuation → `fallback`.
+    static func type(_ name: String, fallback: String) -> String {
+        let joined = words(name).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        var result = joined.isEmpty ? fallback : joined
+        if result.first?.isNumber == true { result = "_" + result }
+        if reservedTypes.contains(result) { result += "_" }
+        return result
+    }
+
+    /// `order_id` → `orderId`; a keyword gets backticks when spelled (see ``spelled(_:)``).
+    static func member(_ name: String, fallback: String) -> String {
+        let parts = words(name)
+        guard let first = parts.first else { return fallback }
+        let head = first.allSatisfy(\.isUppercase) ? first.lowercased() : first.prefix(1).lowercased() + first.dropFirst()
+        var result = head + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        if result.first?.isNumber == true { result = "_" + result }
+        if reservedMembers.contains(result) { result += "_" }
+        return result
+    }
+
+    /// `name` as it is written in code: a keyword in backticks.
+    static func spelled(_ name: String) -> String {
+        keywords.contains(name) ? "`\(name)`" : name
+    }
+
+    /// `name` as an argument label, which only `inout`, `var` and `let` must escape.
+    static func label(_ name: String) -> String {
+        ["inout", "var", "let"].contains(name) ? "`\(name)`" : name
+    }
+
+    /// `text` as a Swift string literal.
+    static func literal(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// `text` as doc-comment lines (no line breaks inside, at most 400 characters).
+    static func docLines(_ text: String) -> [String] {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let short = flat.count > 400 ? String(flat.prefix(400)) + "…" : flat
+        return short.isEmpty ? [] : [short.replacingOccurrences(of: "*/", with: "* /")]
+    }
+}

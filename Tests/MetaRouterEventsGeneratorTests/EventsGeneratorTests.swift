@@ -1,0 +1,61 @@
+import Foundation
+import MetaRouterEventsGenerator
+import MetaRouterTesting
+import Testing
+
+/// The generator as a build uses it: a plan becomes Swift that compiles against the SDK, a
+/// wrong call does not compile and says which property, and a hostile plan gives code that
+/// compiles or one message naming the plan entry — never a crash.
+@Suite struct EventsGeneratorTests {
+    static let plan = try! String(contentsOf: Compiler.root.appendingPathComponent("Tests/MetaRouterEventsGeneratorTests/Fixtures/tracking-plan.json"), encoding: .utf8)
+
+    static let calls = """
+        import Foundation
+        import MetaRouter
+        func use(_ analytics: Analytics) {
+            analytics.orderCompleted(orderId: "o-1", total: 19.99, currency: .eur, items: [.init(sku: "A", quantity: 2)], placedAt: Date())
+            analytics.track(OrderCompleted(orderId: "o-2", total: 5, class: true, coupon: nil, extra: ["any": [1, "two"]]))
+            analytics.identify("u1", traits: IdentifyTraits(email: "a@example.com", age: 30))
+            analytics.group("g1", traits: GroupTraits(name: "Acme"))
+            analytics.flushEvent()
+            analytics._1stLaunchEvent()
+            analytics.signedUp(plan: .free)
+            _ = TrackingPlanInfo.sha256
+        }
+        """
+
+    @Test func thePlanBecomesSwiftThatCompiles() async throws {
+        let code = try EventsGenerator.generate(plan: Self.plan)
+        let result = try await Compiler.typecheck(["MetaRouterEvents.swift": code, "Use.swift": Self.calls])
+        #expect(result.succeeded, "\(result.output)")
+        #expect(code.contains("case orderId = \"order_id\""), "the wire keeps the plan's names")
+        #expect(code.contains("static let eventName = \"1st Launch 🚀\""))
+    }
+
+    @Test func generationIsDeterministic() throws {
+        #expect(try EventsGenerator.generate(plan: Self.plan) == EventsGenerator.generate(plan: Self.plan))
+    }
+
+    /// A missing required property, a wrong type and an unknown enum case do not compile, and
+    /// the diagnostic names (or points at) the property.
+    @Test(arguments: [
+        ("analytics.orderCompleted(total: 1)", "orderId", "missing argument"),
+        ("analytics.orderCompleted(orderId: 5, total: 1)", "orderId: 5", "expected argument type 'String'"),
+        ("analytics.orderCompleted(orderId: \"x\", total: 1, currency: .jpy)", "currency: .jpy", "has no member 'jpy'"),
+        ("analytics.track(OrderCompleted(orderId: \"x\", total: \"free\"))", "total: \"free\"", "expected argument type 'Double'"),
+    ])
+    func aWrongCallDoesNotCompile(call: String, property: String, message: String) async throws {
+        let code = try EventsGenerator.generate(plan: Self.plan)
+        let snippet = "import MetaRouter\nfunc wrong(_ analytics: Analytics) {\n    \(call)\n}\n"
+        let result = try await Compiler.typecheck(["MetaRouterEvents.swift": code, "Wrong.swift": snippet])
+        #expect(!result.succeeded)
+        let error = try #require(result.errors.first(where: { $0.contains("Wrong.swift") }), "\(result.output)")
+        #expect(error.contains(message), "\(error)")
+        // The diagnostic names the property, or points into its argument.
+        let line = "    \(call)"
+        let name = String(property.prefix { $0 != ":" })
+        let column = error.split(separator: ":").dropFirst(2).first.flatMap { Int($0) } ?? 0
+        let first = line.range(of: property).map { line.distance(from: line.startIndex, to: $0.lowerBound) + 1 } ?? -1
+        #expect(error.lowercased().contains(name.lowercased()) || (first..<(first + property.count)).contains(column), "\(error)")
+    }
+}
