@@ -10,7 +10,11 @@ enum SwiftNames {
         "package", "some", "any",
     ]
     /// Names a generated member may not take: they are the generated code's own.
-    private static let reservedMembers: Set<String> = ["eventName", "options", "encode", "CodingKeys", "Type", "Protocol", "init"]
+    /// `inout`, `var` and `let` too (no spelling of them works both as a parameter and as a
+    /// label), and `self`, which a parameter would shadow in the initializer.
+    private static let reservedMembers: Set<String> = [
+        "eventName", "options", "encode", "CodingKeys", "Type", "Protocol", "init", "inout", "var", "let", "self", "Self",
+    ]
     /// Type names a generated type may not take: they would hide the types the code uses.
     private static let reservedTypes: Set<String> = [
         "Analytics", "EventOptions", "JSON", "String", "Int", "Double", "Bool", "Date", "Array", "Dictionary", "Optional",
@@ -40,19 +44,27 @@ enum SwiftNames {
         return words
     }
 
-    /// `Order Completed` → `OrderCompleted`; `""` or all punctuation → `fallback`.
+    /// A name for one with no ASCII letter or digit: `fallback` for `""`, else `fallback`
+    /// followed by its first scalars in hex, so that `"!!!"` and `"???"` stay apart.
+    private static func unspellable(_ name: String, _ fallback: String) -> String {
+        guard !name.isEmpty else { return fallback }
+        return fallback + "_" + name.unicodeScalars.prefix(8).map { String($0.value, radix: 16) }.joined(separator: "_")
+    }
+
+    /// `Order Completed` → `OrderCompleted`; `""` → `fallback`; all punctuation → `fallback`
+    /// and the punctuation's code points.
     static func type(_ name: String, fallback: String) -> String {
         let joined = words(name).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-        var result = joined.isEmpty ? fallback : joined
+        var result = joined.isEmpty ? unspellable(name, fallback) : joined
         if result.first?.isNumber == true { result = "_" + result }
-        if reservedTypes.contains(result) { result += "_" }
+        if reservedTypes.contains(result) || keywords.contains(result) { result += "_" }
         return result
     }
 
     /// `order_id` → `orderId`; a keyword gets backticks when spelled (see ``spelled(_:)``).
     static func member(_ name: String, fallback: String) -> String {
         let parts = words(name)
-        guard let first = parts.first else { return fallback }
+        guard let first = parts.first else { return unspellable(name, fallback) }
         let head = first.allSatisfy(\.isUppercase) ? first.lowercased() : first.prefix(1).lowercased() + first.dropFirst()
         var result = head + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         if result.first?.isNumber == true { result = "_" + result }
@@ -65,10 +77,9 @@ enum SwiftNames {
         keywords.contains(name) ? "`\(name)`" : name
     }
 
-    /// `name` as an argument label, which only `inout`, `var` and `let` must escape.
-    static func label(_ name: String) -> String {
-        ["inout", "var", "let"].contains(name) ? "`\(name)`" : name
-    }
+    /// `name` as an argument label, where keywords need no escaping (``member(_:fallback:)``
+    /// gives none of `inout`, `var`, `let`).
+    static func label(_ name: String) -> String { name }
 
     /// `text` as a Swift string literal.
     static func literal(_ text: String) -> String {
@@ -91,9 +102,22 @@ enum SwiftNames {
         return out + "\""
     }
 
+    /// `text` on one line: control characters and line or paragraph separators become spaces.
+    static func oneLine(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            let category = scalar.properties.generalCategory
+            return category == .control || category == .lineSeparator || category == .paragraphSeparator ? " " : scalar
+        }))
+    }
+
+    /// A plan's name inside a doc comment's code span: one line, no backticks.
+    static func inDoc(_ name: String) -> String {
+        oneLine(name).replacingOccurrences(of: "`", with: "'")
+    }
+
     /// `text` as doc-comment lines (no line breaks inside, at most 400 characters).
     static func docLines(_ text: String) -> [String] {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let flat = oneLine(text.split(whereSeparator: \.isNewline).joined(separator: " "))
         let short = flat.count > 400 ? String(flat.prefix(400)) + "…" : flat
         return short.isEmpty ? [] : [short.replacingOccurrences(of: "*/", with: "* /")]
     }
