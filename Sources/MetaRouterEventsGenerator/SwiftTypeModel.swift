@@ -59,11 +59,16 @@ struct SwiftTypeMapper {
             throw GenerationError("\(place): objects nested deeper than \(Self.maxDepth) levels; flatten the schema or leave the inner levels without `properties`")
         }
         let declared = schema["properties"]?.objectValue ?? [:]
-        let required = Set((schema["required"]?.arrayValue ?? []).compactMap(\.stringValue))
+        let requiredOrder = (schema["required"]?.arrayValue ?? []).compactMap(\.stringValue)
+        let required = Set(requiredOrder)
         var properties: [PropertyModel] = []
         var taken: [String: String] = [:]
         var nestedTypes: [String: String] = [:]
-        let ordered = declared.keys.sorted { (required.contains($0) ? 0 : 1, $0) < (required.contains($1) ? 0 : 1, $1) }
+        // Required properties in the order of `required` (an array, so the plan's order), then
+        // the optional ones by name: the order of the initializer's parameters.
+        var seen = Set<String>()
+        let ordered = requiredOrder.filter { declared[$0] != nil && seen.insert($0).inserted }
+            + declared.keys.filter { !required.contains($0) }.sorted()
         for wireName in ordered {
             let swiftName = SwiftNames.member(wireName, fallback: "property")
             if let other = taken[swiftName] {
