@@ -35,6 +35,7 @@ let package = Package(
             name: "metarouter",
             dependencies: [
                 "MetaRouterCLIKit",
+                .product(name: "MetaRouterEventsGenerator", package: "MetaRouter"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

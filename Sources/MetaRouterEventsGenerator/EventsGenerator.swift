@@ -28,20 +28,7 @@ public enum EventsGenerator {
         var writer = EventsCodeWriter()
         writer.header(planName: planName, sha256: SHA256.hex(Array(plan.utf8)))
         var events: [(model: ObjectModel, name: String, method: String)] = []
-        var typeNames: [String: String] = ["IdentifyTraits": "identify traits", "GroupTraits": "group traits"]
-        var methods: [String: String] = [:]
-        for entry in schemas.events {
-            let typeName = SwiftNames.type(entry.name, fallback: "UnnamedEvent")
-            if let other = typeNames[typeName] {
-                throw GenerationError("events \(SwiftNames.literal(other)) and \(SwiftNames.literal(entry.name)) both become the type `\(typeName)`; rename one in the plan")
-            }
-            typeNames[typeName] = entry.name
-            var method = SwiftNames.member(entry.name, fallback: "unnamedEvent")
-            if analyticsMembers.contains(method) || method == typeName || typeNames[method] != nil { method += "Event" }
-            if let other = methods[method] {
-                throw GenerationError("events \(SwiftNames.literal(other)) and \(SwiftNames.literal(entry.name)) both become the method `\(method)`; rename one in the plan")
-            }
-            methods[method] = entry.name
+        for (entry, typeName, method) in try names(of: schemas) {
             let model = try SwiftTypeMapper(place: entry.place).object(entry.schema, typeName: typeName, description: entry.description)
             writer.structure(model, eventName: entry.name, place: entry.place)
             events.append((model, entry.name, method))
@@ -60,5 +47,28 @@ public enum EventsGenerator {
         if let group { writer.structure(group, eventName: nil, place: "group traits") }
         writer.analyticsExtension(events: events, identify: identify, group: group)
         return writer.lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Each planned event with its type's and its method's Swift names; a collision is an
+    /// error naming both plan entries.
+    static func names(of schemas: PlanSchemas) throws(GenerationError) -> [(entry: PlanSchemas.Entry, typeName: String, method: String)] {
+        var named: [(PlanSchemas.Entry, String, String)] = []
+        var typeNames: [String: String] = ["IdentifyTraits": "identify traits", "GroupTraits": "group traits"]
+        var methods: [String: String] = [:]
+        for entry in schemas.events {
+            let typeName = SwiftNames.type(entry.name, fallback: "UnnamedEvent")
+            if let other = typeNames[typeName] {
+                throw GenerationError("events \(SwiftNames.literal(other)) and \(SwiftNames.literal(entry.name)) both become the type `\(typeName)`; rename one in the plan")
+            }
+            typeNames[typeName] = entry.name
+            var method = SwiftNames.member(entry.name, fallback: "unnamedEvent")
+            if analyticsMembers.contains(method) || method == typeName || typeNames[method] != nil { method += "Event" }
+            if let other = methods[method] {
+                throw GenerationError("events \(SwiftNames.literal(other)) and \(SwiftNames.literal(entry.name)) both become the method `\(method)`; rename one in the plan")
+            }
+            methods[method] = entry.name
+            named.append((entry, typeName, method))
+        }
+        return named
     }
 }
