@@ -105,7 +105,7 @@ struct SwiftTypeMapper {
         }
         if let values = schema["enum"]?.arrayValue ?? schema["const"].map({ [$0] }) {
             let strings = values.compactMap(\.stringValue)
-            if !strings.isEmpty, strings.count == values.count { return .enumeration(try enumeration(strings, typeName: nestedName)) }
+            if !strings.isEmpty, strings.count == values.count { return .enumeration(enumeration(strings, typeName: nestedName)) }
         }
         switch Self.singleType(schema) {
         case "string": return schema["format"]?.stringValue == "date-time" ? .date : .string
@@ -132,16 +132,21 @@ struct SwiftTypeMapper {
         return nil
     }
 
-    private func enumeration(_ values: [String], typeName: String) throws(GenerationError) -> EnumModel {
+    /// The cases of a string enum. Values that come out the same (`"Gold"` and `"gold"`) are
+    /// told apart by their place in the plan's list: `.gold`, `.gold_2`.
+    private func enumeration(_ values: [String], typeName: String) -> EnumModel {
         var cases: [(String, String)] = []
-        var taken: [String: String] = [:]
+        var taken = Set<String>()
         for value in values where !cases.contains(where: { $0.1 == value }) {
-            var name = SwiftNames.member(value, fallback: "empty")
-            if Self.enumReserved.contains(name) { name += "_" }
-            if let other = taken[name] {
-                throw GenerationError("\(place): enum values \(SwiftNames.literal(other)) and \(SwiftNames.literal(value)) both become `.\(name)` in Swift; rename one in the plan")
+            var base = SwiftNames.member(value, fallback: "empty")
+            if Self.enumReserved.contains(base) { base += "_" }
+            var name = base
+            var index = 2
+            while taken.contains(name) {
+                name = "\(base)_\(index)"
+                index += 1
             }
-            taken[name] = value
+            taken.insert(name)
             cases.append((name, value))
         }
         return EnumModel(typeName: typeName, cases: cases)

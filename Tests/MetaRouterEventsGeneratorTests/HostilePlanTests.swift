@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: [
         (#"{"events": {"Order Completed": {}, "order_completed": {}}}"#, ["Order Completed", "order_completed"]),
         (#"{"events": {"Order": {"properties": {"type": "object", "properties": {"order_id": {}, "orderId": {}}}}}}"#, ["order_id", "orderId"]),
-        (#"{"events": {"Plan": {"properties": {"properties": {"tier": {"enum": ["Gold", "gold"]}}}}}}"#, ["Gold", "gold"]),
+        (#"{"events": {}, "identify": {"traits": {"properties": {"first name": {}, "firstName": {}}}}}"#, ["first name", "firstName"]),
     ])
     func collisionsNameBothEntries(plan: String, names: [String]) throws {
         guard case .failure(let error) = Self.outcome(plan) else {
@@ -112,5 +112,36 @@ import Testing
             compiled += 1
         }
         #expect(compiled >= 10, "most random plans have no collision")
+    }
+}
+
+/// Every schema group of the JSON Schema draft 7 suite that the on-device plan supports (the
+/// 87 in `MetaRouterPluginTests/Fixtures`) becomes a property of a planned event. Each gives a
+/// type, or — where the suite's property names collide in Swift ("foo\tbar", "foo\nbar") — one
+/// message naming the entry; the code for all the others together compiles.
+@Suite struct SchemaSuiteCodegenTests {
+    @Test func everySupportedSuiteSchemaBecomesATypeThatCompiles() async throws {
+        let fixture = Compiler.root.appendingPathComponent("Tests/MetaRouterPluginTests/Fixtures/jsonschema_suite_draft7.json")
+        let suite = try JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any]
+        let groups = try #require(suite?["groups"] as? [[String: Any]])
+        #expect(groups.count == 87)
+        var events: [String: Any] = [:]
+        var refused: [String] = []
+        for (index, group) in groups.enumerated() {
+            let schema = try #require(group["schema"])
+            let name = "Suite \(index) \(group["keyword"] ?? "")"
+            let event = ["properties": ["type": "object", "properties": ["value": schema, "nested": ["type": "object", "properties": ["inner": schema]]]]]
+            switch HostilePlanTests.outcome(HostilePlanTests.json(["events": [name: event]])) {
+            case .success: events[name] = event
+            case .failure(let error):
+                #expect(error.description.contains("\"\(name)\""), "\(error)")
+                refused.append(name)
+            }
+        }
+        #expect(refused.count <= 2, "\(refused)")
+        let code = try HostilePlanTests.outcome(HostilePlanTests.json(["events": events])).get()
+        #expect(code.components(separatedBy: "static let eventName").count - 1 == events.count)
+        let result = try await Compiler.typecheck(["MetaRouterEvents.swift": code])
+        #expect(result.succeeded, "\(result.errors.prefix(5))")
     }
 }
