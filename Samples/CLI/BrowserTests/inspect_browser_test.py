@@ -142,13 +142,17 @@ def cross_origin_page(inspector_url):
     return server
 
 
+PLAN_HASH = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+
 def segment_python_library(url):
     """Segment's official Python library, pointed at the inspector, in sync mode."""
     import segment.analytics as segment
     segment.write_key = "segment-python-key-0001"
     segment.host = url
     segment.sync_mode = True
-    segment.track("python-user-1", "Python Tracked", {"plan": "pro"})
+    # As typed events send it: the SHA-256 of the plan the app was built against.
+    segment.track("python-user-1", "Python Tracked", {"plan": "pro"}, context={"trackingPlan": {"sha256": PLAN_HASH}})
     segment.identify("python-user-1", {"email": "someone@example.com"})
     segment.flush()
 
@@ -257,9 +261,12 @@ def main():
             assert batch["writeKey"].endswith("0001") and batch["writeKey"].startswith("*") and batch["problems"] == [], batch
             newest = driver.find_element(By.CSS_SELECTOR, "#rows tr.row")
             assert not newest.find_elements(By.CSS_SELECTOR, ".badge.wire"), "a wire badge on the Python library's event"
+            # The plan version a typed call carries shows on its row.
+            planned = [row for row in driver.find_elements(By.CSS_SELECTOR, "#rows tr.row") if "Python Tracked" in row.text]
+            assert planned and planned[0].find_element(By.CSS_SELECTOR, ".badge.plan-version").text == "plan " + PLAN_HASH[:8], "no plan version badge"
             print("inspect: rows live and in order, JSON detail, plan violation, rule diff, condition filter, 500 then the SDK's retry; "
                   "foreign Host, Origin and token refused (raw and from another origin's page); Segment's Python library's "
-                  "events without wire problems; screenshots in .build/inspect/")
+                  "events without wire problems; the plan version badge; screenshots in .build/inspect/")
         finally:
             if driver:
                 driver.quit()

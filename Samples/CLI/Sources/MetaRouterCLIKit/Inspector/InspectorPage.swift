@@ -109,6 +109,7 @@ enum InspectorPage {
         .type { font-size: 12px; color: var(--accent); }
         .badge { display: inline-block; font-size: 11px; padding: 1px 6px; border-radius: 8px; margin-right: 4px; }
         .badge.problem { background: var(--bad-bg); color: var(--bad); } .badge.note { background: var(--warn-bg); color: var(--warn); }
+        .badge.info { background: #e8eef8; color: #2a4a7a; }
         .empty { color: var(--muted); padding: 14px; }
         .delivery { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 12px; padding: 12px 18px 18px; }
         .delivery > div { padding: 12px 14px; max-height: 240px; }

@@ -50,6 +50,8 @@ enum InspectorScript {
           if (record.duplicate) badges.append(el("span", "badge problem duplicate", "duplicate"));
           if (record.truncated) badges.append(el("span", "badge note truncated", "truncated"));
           if (record.outOfOrder) badges.append(el("span", "badge note order", "out of order"));
+          const plan = e.context && e.context.trackingPlan && e.context.trackingPlan.sha256;
+          if (typeof plan === "string") badges.append(el("span", "badge info plan-version", "plan " + plan.slice(0, 8)));
           row.append(badges);
           row.onclick = () => select(record.seq);
           applyFilters(row);
