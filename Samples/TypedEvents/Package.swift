@@ -18,9 +18,17 @@ let package = Package(
             resources: [.copy("tracking-plan.json")],
             plugins: [.plugin(name: "MetaRouterEvents", package: "MetaRouter")]
         ),
+        // The JSON Schema draft 7 suite's supported groups as a plan: values built through its
+        // types from the suite's valid instances keep the plan on the device.
+        .target(
+            name: "SuiteEvents",
+            dependencies: [.product(name: "MetaRouter", package: "MetaRouter")],
+            resources: [.copy("tracking-plan.json")],
+            plugins: [.plugin(name: "MetaRouterEvents", package: "MetaRouter")]
+        ),
         .testTarget(
             name: "TypedEventsAppTests",
-            dependencies: ["TypedEventsApp", .product(name: "MetaRouterTesting", package: "MetaRouter")]
+            dependencies: ["TypedEventsApp", "SuiteEvents", .product(name: "MetaRouterTesting", package: "MetaRouter")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -41,7 +41,7 @@ struct EventsCodeWriter {
         line()
         doc(model.description ?? eventName.map { "The `\(SwiftNames.inDoc($0))` event, as the tracking plan defines it." })
         if eventName == nil, model.description == nil { doc("\(place), as the tracking plan defines it.") }
-        line("struct \(model.typeName): Encodable, Sendable, Hashable {")
+        line("struct \(model.typeName): Codable, Sendable, Hashable {")
         indent += 1
         if let eventName {
             line("/// The event's name on the wire.")
@@ -83,7 +83,7 @@ struct EventsCodeWriter {
     private mutating func enumeration(_ model: EnumModel, property: String) {
         line()
         line("/// The values `\(SwiftNames.inDoc(property))` may take.")
-        line("enum \(model.typeName): String, Encodable, Sendable, Hashable, CaseIterable {")
+        line("enum \(model.typeName): String, Codable, Sendable, Hashable, CaseIterable {")
         for item in model.cases { line("    case \(SwiftNames.spelled(item.swiftName)) = \(SwiftNames.literal(item.rawValue))") }
         line("}")
     }
@@ -102,6 +102,23 @@ struct EventsCodeWriter {
         case .array(let element): return "[\(qualified(element, in: owner))]"
         default: return type.spelled
         }
+    }
+
+    /// Every planned event's type by its name on the wire, to decode recorded events into them.
+    mutating func registry(_ events: [(model: ObjectModel, name: String, method: String)]) {
+        line()
+        line("/// Every planned event's type, by its name on the wire: recorded events (a log, a test's")
+        line("/// fixtures) decode into them with `JSONDecoder`.")
+        line("enum PlannedEvents {")
+        line("    /// The types, by event name.")
+        if events.isEmpty {
+            line("    static let types: [String: any (Codable & Sendable).Type] = [:]")
+        } else {
+            line("    static let types: [String: any (Codable & Sendable).Type] = [")
+            for event in events { line("        \(SwiftNames.literal(event.name)): \(event.model.typeName).self,") }
+            line("    ]")
+        }
+        line("}")
     }
 
     /// The typed calls on `Analytics`.

@@ -45,6 +45,7 @@ public enum EventsGenerator {
         }
         if let identify { writer.structure(identify, eventName: nil, place: "identify traits") }
         if let group { writer.structure(group, eventName: nil, place: "group traits") }
+        writer.registry(events)
         writer.analyticsExtension(events: events, identify: identify, group: group)
         return writer.lines.joined(separator: "\n") + "\n"
     }
