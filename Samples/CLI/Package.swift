@@ -25,6 +25,7 @@ let package = Package(
             dependencies: [
                 "CZlib",
                 .product(name: "MetaRouter", package: "MetaRouter"),
+                .product(name: "MetaRouterEventsGenerator", package: "MetaRouter"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

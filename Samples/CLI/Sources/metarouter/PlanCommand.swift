@@ -24,15 +24,11 @@ struct PlanCodegenCommand: ParsableCommand {
     var out: String
 
     func run() throws {
-        let planURL = URL(fileURLWithPath: plan)
-        let text = try String(contentsOf: planURL, encoding: .utf8)
-        let code: String
-        do { code = try EventsGenerator.generate(plan: text, planName: planURL.lastPathComponent) } catch { throw ValidationError("\(plan): \(error.description)") }
-        let directory = URL(fileURLWithPath: out, isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("MetaRouterEvents.swift")
-        try code.write(to: file, atomically: true, encoding: .utf8)
-        print("wrote \(file.path)")
+        do {
+            print("wrote \(try PlanCodegen.write(plan: URL(fileURLWithPath: plan), to: URL(fileURLWithPath: out, isDirectory: true)).path)")
+        } catch let error as GenerationError {
+            throw ValidationError("\(plan): \(error.description)")
+        }
     }
 }
 
@@ -53,21 +49,14 @@ struct PlanStatusCommand: ParsableCommand {
     var strict = false
 
     func run() throws {
-        let text = try String(contentsOf: URL(fileURLWithPath: plan), encoding: .utf8)
-        var files: [String] = []
-        let walk = FileManager.default.enumerator(at: URL(fileURLWithPath: sources, isDirectory: true), includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
-        while let url = walk?.nextObject() as? URL {
-            guard url.pathExtension == "swift", url.lastPathComponent != "MetaRouterEvents.swift" else { continue }
-            if let source = try? String(contentsOf: url, encoding: .utf8) { files.append(source) }
+        let report: (lines: [String], incomplete: Bool)
+        do {
+            report = try PlanCodegen.status(plan: URL(fileURLWithPath: plan), sources: URL(fileURLWithPath: sources, isDirectory: true))
+        } catch let error as GenerationError {
+            throw ValidationError("\(plan): \(error.description)")
         }
-        let usage: PlanUsage
-        do { usage = try PlanUsage(plan: text, sources: files) } catch { throw ValidationError("\(plan): \(error.description)") }
-        print("\(files.count) Swift files read")
-        for (title, names) in [("called", usage.called), ("never called", usage.neverCalled), ("not in the plan", usage.unplanned)] {
-            print("\(title) (\(names.count)):")
-            for name in names { print("  \(name)") }
-        }
-        if strict, !usage.neverCalled.isEmpty || !usage.unplanned.isEmpty { throw ExitCode(1) }
+        for line in report.lines { print(line) }
+        if strict, report.incomplete { throw ExitCode(1) }
     }
 }
 

@@ -149,3 +149,29 @@ import Testing
         await server.stop()
     }
 }
+
+/// `metarouter plan codegen` and `plan status` on real files in a directory of the test's own.
+@Suite struct PlanCodegenTests {
+    @Test func codegenWritesTheFileAndStatusReadsTheSources() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plan-codegen-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plan = directory.appendingPathComponent("tracking-plan.json")
+        try #"{"events": {"Order Completed": {"properties": {"required": ["order_id"], "properties": {"order_id": {"type": "string"}}}}, "Cart Emptied": {}}}"#
+            .write(to: plan, atomically: true, encoding: .utf8)
+        let sources = directory.appendingPathComponent("Sources/App", isDirectory: true)
+        let written = try PlanCodegen.write(plan: plan, to: sources.appendingPathComponent("Generated"))
+        #expect(try String(contentsOf: written, encoding: .utf8).contains("struct OrderCompleted: Codable, Sendable, Hashable"))
+        try "func checkout(_ analytics: Analytics) {\n    analytics.orderCompleted(orderId: \"o-1\")\n    analytics.track(\"Legacy Event\")\n}\n"
+            .write(to: sources.appendingPathComponent("Checkout.swift"), atomically: true, encoding: .utf8)
+        // A hidden build directory is not read.
+        let hidden = directory.appendingPathComponent("Sources/.build", isDirectory: true)
+        try FileManager.default.createDirectory(at: hidden, withIntermediateDirectories: true)
+        try "analytics.cartEmptied()".write(to: hidden.appendingPathComponent("Stale.swift"), atomically: true, encoding: .utf8)
+        let report = try PlanCodegen.status(plan: plan, sources: directory.appendingPathComponent("Sources"))
+        #expect(report.lines == [
+            "1 Swift files read", "called (1):", "  Order Completed", "never called (1):", "  Cart Emptied", "not in the plan (1):", "  Legacy Event",
+        ])
+        #expect(report.incomplete)
+    }
+}
