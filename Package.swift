@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "MetaRouterTesting", dependencies: ["MetaRouter"], path: "Sources/MetaRouterTesting"),
         // Typed events from the tracking plan: the generator, its command line, and the
         // build-tool plugin that runs it at every build (Docs/TypedEvents.md).
-        .target(name: "MetaRouterEventsGenerator", dependencies: ["MetaRouterCore"], path: "Sources/MetaRouterEventsGenerator"),
+        .target(name: "MetaRouterEventsGenerator", dependencies: ["MetaRouterCore", "MetaRouterTrackingPlan"], path: "Sources/MetaRouterEventsGenerator"),
         .executableTarget(name: "metarouter-events-gen", dependencies: ["MetaRouterEventsGenerator"], path: "Sources/MetaRouterEventsGen"),
         .plugin(name: "MetaRouterEvents", capability: .buildTool(), dependencies: ["metarouter-events-gen"], path: "BuildPlugins/MetaRouterEvents"),
         .executableTarget(

@@ -10,7 +10,7 @@ import MetaRouterCore
 /// timers come back through `AnalyticsClient.performPromptly`, ahead of a backlog of incoming
 /// events, so a flood of calls cannot starve delivery.
 public final class BatchUploader {
-    private let options: Options
+    let options: Options
     let store: any EventStore
     private let format: any BatchFormat
     private let transport: any HTTPTransport
@@ -30,12 +30,12 @@ public final class BatchUploader {
     private(set) var inFlight: InFlightRequest?
     /// The smallest batch size the host refused with 413 this session; batches stay below it.
     private var refusedBatchSize = Int.max
-    private var syncTimer: (any ScheduledWork)?
+    var syncTimer: (any ScheduledWork)?
     private var attempts = 0
-    private var retryTimer: (any ScheduledWork)?
-    private var watchdog: RequestWatchdog
+    var retryTimer: (any ScheduledWork)?
+    var watchdog: RequestWatchdog
     private(set) var disabled = false
-    private var commitScheduled = false
+    var commitScheduled = false
     /// A flush is sending everything that was queued when it was asked for: after each
     /// delivered batch the next leaves at once, until a batch takes the last queued event.
     private var draining = false
@@ -195,7 +195,7 @@ public final class BatchUploader {
 
     // MARK: Sending
 
-    private func sendNext() {
+    func sendNext() {
         guard !disabled, inFlight == nil, retryTimer == nil, let analytics else { return resolveIfIdle() }
         let now = analytics.configuration.clock.uptime()
         guard retries.allowsRequest(at: now) else { return scheduleRetry(after: retries.remainingCooldown(at: now)) }
@@ -244,7 +244,7 @@ public final class BatchUploader {
     /// size, never to a size the host refused.
     private var sizeAfterDelivery: Int { min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2) }
 
-    private func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {
+    func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
         defer { scheduleCommit() }
@@ -338,65 +338,11 @@ public final class BatchUploader {
         if draining || policies.contains(where: { $0.shouldFlush(queued: store.count) }) { sendNext() }
     }
 
-    /// Groups log writes: the commit runs once the executor has worked through the events
-    /// already waiting, or a few dozen of them under a backlog. An `fsync` follows within
-    /// ``Options/syncInterval``.
-    private func scheduleCommit() {
-        guard !commitScheduled, store.hasUncommittedRecords else { return }
-        commitScheduled = true
-        uploaderHandle.run { uploader in
-            uploader.commitScheduled = false
-            uploader.store.commit()
-            uploader.scheduleSync()
-        }
-    }
-
-    private func scheduleSync() {
-        guard syncTimer == nil, let analytics else { return }
-        syncTimer = analytics.configuration.clock.schedule(after: options.syncInterval) { [uploaderHandle] in
-            uploaderHandle.run { uploader in
-                uploader.syncTimer = nil
-                uploader.store.requestSync()
-            }
-        }
-    }
-
-    /// A transport that never answers must not stall delivery: past its timeout and a grace
-    /// period, the attempt counts as a network error and a late answer is ignored. The request
-    /// itself is never cancelled.
-    private func armWatchdog(after delay: TimeInterval) {
-        guard let analytics else { return }
-        watchdog.arm(after: delay, on: analytics.configuration.clock) { [uploaderHandle] in
-            uploaderHandle.run { $0.checkWatchdog() }
-        }
-    }
-
-    private func checkWatchdog() {
-        guard let analytics else { return }
-        switch watchdog.fired(started: inFlight?.started, now: analytics.configuration.clock.uptime()) {
-        case .idle: break
-        case .remaining(let delay): armWatchdog(after: delay)
-        case .expired:
-            if let current = inFlight { handle(.failure(URLError(.timedOut)), for: current.batch, attempt: current.attempt) }
-        }
-    }
-
-    private func scheduleRetry(after delay: TimeInterval) {
-        guard retryTimer == nil, let analytics else { return resolveWaiters() }
-        retryTimer = analytics.configuration.clock.schedule(after: delay) { [uploaderHandle] in
-            uploaderHandle.run { uploader in
-                uploader.retryTimer = nil
-                uploader.sendNext()
-            }
-        }
-        resolveWaiters()
-    }
-
     private func resolveIfIdle() {
         if inFlight == nil { resolveWaiters() }
     }
 
-    private func resolveWaiters() {
+    func resolveWaiters() {
         guard !waiters.isEmpty else { return }
         let resolved = waiters
         waiters = []

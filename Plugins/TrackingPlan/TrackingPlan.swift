@@ -54,46 +54,17 @@ public struct TrackingPlan: Sendable {
     ///
     /// - Parameter json: The plan: our format or a Segment Protocols export.
     public init(json text: String) throws {
-        guard text.utf8.count <= 16 << 20 else { throw LoadError(description: "the plan is larger than 16 MB") }
-        let root: JSON
-        do { root = try JSONParser.parse(text) } catch { throw LoadError(description: "the plan is not JSON: \(error)") }
-        let segment = root["tracking_plan"] ?? root
-        if let rules = segment["rules"]?.objectValue {
-            try self.init(segmentRules: rules)
-        } else {
-            try self.init(ownFormat: root)
+        let document = try PlanDocument(text: text)
+        guard let unplanned = Unplanned(rawValue: document.unplanned) else {
+            throw LoadError(description: "unplanned is \"\(document.unplanned)\"; expected allow, report or block")
         }
-    }
-
-    private init(ownFormat root: JSON) throws {
-        guard let object = root.objectValue else { throw LoadError(description: "the plan is not a JSON object") }
         var events: [String: JSONSchema] = [:]
-        for (name, entry) in object["events"]?.objectValue ?? [:] {
-            events[name] = try Self.schema(entry["properties"] ?? .bool(true), "events/\(name)/properties")
-        }
-        let unplannedText = object["unplanned"]?.stringValue ?? "allow"
-        guard let unplanned = Unplanned(rawValue: unplannedText) else {
-            throw LoadError(description: "unplanned is \"\(unplannedText)\"; expected allow, report or block")
-        }
+        for entry in document.events { events[entry.name] = try Self.schema(entry.schema, entry.place) }
         self.init(
             events: events,
-            identifyTraits: try object["identify"]?["traits"].map { try Self.schema($0, "identify/traits") },
-            groupTraits: try object["group"]?["traits"].map { try Self.schema($0, "group/traits") },
+            identifyTraits: try document.identifyTraits.map { try Self.schema($0.schema, $0.place) },
+            groupTraits: try document.groupTraits.map { try Self.schema($0.schema, $0.place) },
             unplanned: unplanned)
-    }
-
-    private init(segmentRules rules: [String: JSON]) throws {
-        var events: [String: JSONSchema] = [:]
-        for (index, entry) in (rules["events"]?.arrayValue ?? []).enumerated() {
-            guard let name = entry["name"]?.stringValue else { throw LoadError(description: "rules/events/\(index) has no name") }
-            let properties = entry["rules"]?["properties"]?["properties"] ?? .bool(true)
-            events[name] = try Self.schema(properties, "rules/events/\(index)/rules/properties/properties")
-        }
-        self.init(
-            events: events,
-            identifyTraits: try rules["identify"]?["properties"]?["traits"].map { try Self.schema($0, "rules/identify") },
-            groupTraits: try rules["group"]?["properties"]?["traits"].map { try Self.schema($0, "rules/group") },
-            unplanned: .report)
     }
 
     private static func schema(_ json: JSON, _ place: String) throws -> JSONSchema {

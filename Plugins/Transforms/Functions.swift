@@ -126,25 +126,7 @@ enum Functions {
 
     /// Lowercased words: split on non-alphanumerics and lower→upper boundaries.
     private static func words(_ text: String) -> [String] {
-        var words: [String] = []
-        var current = ""
-        var previousWasLower = false
-        for character in text {
-            if !(character.isLetter || character.isNumber) {
-                if !current.isEmpty { words.append(current) }
-                current = ""
-                previousWasLower = false
-                continue
-            }
-            if character.isUppercase, previousWasLower, !current.isEmpty {
-                words.append(current)
-                current = ""
-            }
-            current.append(Character(character.lowercased()))
-            previousWasLower = character.isLowercase || character.isNumber
-        }
-        if !current.isEmpty { words.append(current) }
-        return words
+        Words.split(text).map { $0.lowercased() }
     }
 }
 

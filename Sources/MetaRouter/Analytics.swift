@@ -95,9 +95,9 @@ public final class Analytics: Sendable {
     ///   - groupId: The group's (account's, team's) id.
     ///   - traits: A value that encodes as a JSON object.
     ///   - options: Per-call identity, context or timestamp.
-    public func group<Traits: Encodable & Sendable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
+    public func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
         if let engine { return engine.group(groupId, traits: traits, options: options) }
-        backend.withEngine { $0.group(groupId, traits: traits, options: options) }
+        backend.group(groupId, traits: traits, options: options)
     }
 
     /// Records a screen view.

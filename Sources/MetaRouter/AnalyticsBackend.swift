@@ -10,6 +10,8 @@ package protocol AnalyticsBackend: AnyObject, Sendable {
     func identify(_ userId: String, traits: [String: Any]?, options: EventOptions?)
     /// Sets the current group and records its traits.
     func group(_ groupId: String, traits: [String: Any]?, options: EventOptions?)
+    /// Sets the current group with typed traits.
+    func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions?)
     /// Records a screen view.
     func screen(_ name: String, properties: [String: Any]?, options: EventOptions?)
     /// Records a page view.

@@ -46,7 +46,7 @@ package final class AnalyticsProxy: AnalyticsBackend {
     /// are kept behind them, and the client becomes the target only once nothing is left, so
     /// the order holds without running client code under the proxy's lock.
     @discardableResult
-    func bind(_ client: MetaRouterClient) -> Bool {
+    package func bind(_ client: MetaRouterClient) -> Bool {
         let claimed = state.withLock { state -> Bool in
             guard state.target == nil, state.binding == nil else { return false }
             state.binding = client
@@ -138,6 +138,12 @@ package final class AnalyticsProxy: AnalyticsBackend {
     package func group(_ groupId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         if let target { return target.group(groupId, traits: traits, options: options) }
         forward(factory.group(groupId, traits: traits, options: options))
+    }
+
+    /// Sets the current group with typed traits.
+    package func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions?) {
+        if let target { return target.group(groupId, traits: traits, options: options) }
+        forward(PreparedEvent(factory.group(groupId, encodable: traits, options: options)))
     }
 
     /// Records a screen view.

@@ -54,6 +54,11 @@ package final class MetaRouterClient: AnalyticsBackend {
         client.group(groupId, traits: traits, options: options)
     }
 
+    /// Sets the current group with typed traits.
+    package func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
+        client.group(groupId, traits: traits, options: options)
+    }
+
     /// Records a screen view.
     package func screen(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         client.screen(name, properties: properties, options: options)

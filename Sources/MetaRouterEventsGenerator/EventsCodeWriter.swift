@@ -88,10 +88,12 @@ struct EventsCodeWriter {
         line("}")
     }
 
+    /// The parameters for `properties`; a keyword needs no escaping as a label, and
+    /// ``SwiftNames/member(_:fallback:)`` gives none of `inout`, `var`, `let`.
     func parameters(_ properties: [PropertyModel], qualifiedIn owner: String? = nil) -> String {
         properties.map { property in
             let type = Self.qualified(property.type, in: owner)
-            return "\(SwiftNames.label(property.swiftName)): \(type)\(property.required ? "" : "? = nil")"
+            return "\(property.swiftName): \(type)\(property.required ? "" : "? = nil")"
         }.joined(separator: ", ")
     }
 
@@ -134,7 +136,7 @@ struct EventsCodeWriter {
             line("}")
             line()
             line("/// Tracks `\(SwiftNames.inDoc(event.name))`.")
-            let arguments = event.model.properties.map { "\(SwiftNames.label($0.swiftName)): \(SwiftNames.spelled($0.swiftName))" }
+            let arguments = event.model.properties.map { "\($0.swiftName): \(SwiftNames.spelled($0.swiftName))" }
             let separator = event.model.properties.isEmpty ? "" : ", "
             line("func \(SwiftNames.spelled(event.method))(\(parameters(event.model.properties, qualifiedIn: typeName))\(separator)options: EventOptions? = nil) {")
             line("    track(\(typeName)(\(arguments.joined(separator: ", "))), options: options)")
@@ -158,7 +160,7 @@ struct EventsCodeWriter {
             line("    planned(group: groupId, traits, TrackingPlanInfo.stamped(options))")
             line("}")
             line()
-            line("private func planned<Traits: Encodable & Sendable>(group groupId: String, _ traits: Traits, _ options: EventOptions) {")
+            line("private func planned<Traits: Encodable>(group groupId: String, _ traits: Traits, _ options: EventOptions) {")
             line("    group(groupId, traits: traits, options: options)")
             line("}")
             line()

@@ -1,4 +1,5 @@
 import MetaRouterCore
+import MetaRouterTrackingPlan
 
 /// Generates typed events from a tracking plan: the code the `MetaRouterEvents` build-tool
 /// plugin writes at every build and `metarouter plan codegen` writes for teams that check code
@@ -24,12 +25,13 @@ public enum EventsGenerator {
     ///   methods on `Analytics`.
     /// - Throws: ``GenerationError`` naming the plan entry that cannot become Swift.
     public static func generate(plan: String, planName: String = "tracking-plan.json") throws(GenerationError) -> String {
-        let schemas = try PlanSchemas(text: plan)
+        let schemas = try document(plan)
         var writer = EventsCodeWriter()
         writer.header(planName: planName, sha256: SHA256.hex(Array(plan.utf8)))
         var events: [(model: ObjectModel, name: String, method: String)] = []
         for (entry, typeName, method) in try names(of: schemas) {
-            let model = try SwiftTypeMapper(place: entry.place).object(entry.schema, typeName: typeName, description: entry.description)
+            let model = try SwiftTypeMapper(place: "\(SwiftNames.literal(entry.name)) (\(entry.place))").object(
+                entry.schema, typeName: typeName, description: entry.description)
             writer.structure(model, eventName: entry.name, place: entry.place)
             events.append((model, entry.name, method))
         }
@@ -50,10 +52,15 @@ public enum EventsGenerator {
         return writer.lines.joined(separator: "\n") + "\n"
     }
 
+    /// The plan file read as the SDK reads it (``PlanDocument``).
+    static func document(_ plan: String) throws(GenerationError) -> PlanDocument {
+        do { return try PlanDocument(text: plan) } catch { throw GenerationError(error.description) }
+    }
+
     /// Each planned event with its type's and its method's Swift names; a collision is an
     /// error naming both plan entries.
-    static func names(of schemas: PlanSchemas) throws(GenerationError) -> [(entry: PlanSchemas.Entry, typeName: String, method: String)] {
-        var named: [(PlanSchemas.Entry, String, String)] = []
+    static func names(of schemas: PlanDocument) throws(GenerationError) -> [(entry: PlanDocument.Entry, typeName: String, method: String)] {
+        var named: [(PlanDocument.Entry, String, String)] = []
         var typeNames: [String: String] = ["IdentifyTraits": "identify traits", "GroupTraits": "group traits"]
         var methods: [String: String] = [:]
         for entry in schemas.events {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Which planned events a code base calls, which it never calls, and which untyped
 /// `track("…")` names it sends that the plan does not list: what `metarouter plan status`
 /// prints.
@@ -19,17 +17,9 @@ public struct PlanUsage: Sendable, Equatable {
     ///   - sources: The text of each Swift file to read.
     /// - Throws: ``GenerationError`` when the plan cannot be read or its names collide.
     public init(plan: String, sources: [String]) throws(GenerationError) {
-        let named = try EventsGenerator.names(of: PlanSchemas(text: plan))
+        let named = try EventsGenerator.names(of: EventsGenerator.document(plan))
         let planned = Set(named.map(\.entry.name))
-        let literal = try! NSRegularExpression(pattern: #"\btrack\(\s*"((?:[^"\\]|\\.)*)""#)
-        var tracked = Set<String>()
-        for source in sources {
-            let range = NSRange(source.startIndex..., in: source)
-            for match in literal.matches(in: source, range: range) {
-                guard let name = Range(match.range(at: 1), in: source) else { continue }
-                tracked.insert(String(source[name]).replacingOccurrences(of: #"\""#, with: "\""))
-            }
-        }
+        let tracked = Set(sources.flatMap(Self.trackedNames(in:)))
         var called: [String] = []
         var never: [String] = []
         for (entry, typeName, method) in named {
@@ -39,5 +29,35 @@ public struct PlanUsage: Sendable, Equatable {
         self.called = called.sorted()
         neverCalled = never.sorted()
         unplanned = tracked.subtracting(planned).sorted()
+    }
+
+    /// The string literals passed first to a call named `track`: `track("Signed Up"` and
+    /// `.track( "A \"quoted\" name"`, not `untrack("…"` or a literal anywhere else.
+    static func trackedNames(in source: String) -> [String] {
+        var names: [String] = []
+        var searchFrom = source.startIndex
+        while let call = source.range(of: "track(", range: searchFrom..<source.endIndex) {
+            searchFrom = call.upperBound
+            if call.lowerBound > source.startIndex {
+                let before = source[source.index(before: call.lowerBound)]
+                if before.isLetter || before.isNumber || before == "_" { continue }
+            }
+            var index = call.upperBound
+            while index < source.endIndex, source[index].isWhitespace { index = source.index(after: index) }
+            guard index < source.endIndex, source[index] == "\"" else { continue }
+            index = source.index(after: index)
+            var name = ""
+            while index < source.endIndex, source[index] != "\"" {
+                if source[index] == "\\", source.index(after: index) < source.endIndex {
+                    index = source.index(after: index)
+                    if source[index] != "\"" { name.append("\\") }
+                }
+                name.append(source[index])
+                index = source.index(after: index)
+            }
+            if index < source.endIndex { names.append(name) }
+            searchFrom = index
+        }
+        return names
     }
 }

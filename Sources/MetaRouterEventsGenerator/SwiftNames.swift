@@ -1,3 +1,5 @@
+import MetaRouterCore
+
 /// Swift names for a plan's names, which may hold spaces, punctuation, leading digits, emoji or
 /// Swift keywords. The same plan always gives the same names; the wire keeps the plan's.
 enum SwiftNames {
@@ -21,27 +23,9 @@ enum SwiftNames {
         "Encodable", "Encoder", "Sendable", "CodingKey", "TrackingPlanInfo", "IdentifyTraits", "GroupTraits", "Foundation", "MetaRouter",
     ]
 
-    /// The words of `name`: runs of letters and digits, split at case changes too.
+    /// The words of `name`: runs of ASCII letters and digits, split at case changes too.
     static func words(_ name: String) -> [String] {
-        var words: [String] = []
-        var current = ""
-        var previousWasLower = false
-        for character in name {
-            guard character.isASCII, character.isLetter || character.isNumber else {
-                if !current.isEmpty { words.append(current) }
-                current = ""
-                previousWasLower = false
-                continue
-            }
-            if character.isUppercase, previousWasLower, !current.isEmpty {
-                words.append(current)
-                current = ""
-            }
-            current.append(character)
-            previousWasLower = character.isLowercase || character.isNumber
-        }
-        if !current.isEmpty { words.append(current) }
-        return words
+        Words.split(name, asciiOnly: true)
     }
 
     /// A name for one with no ASCII letter or digit: `fallback` for `""`, else `fallback`
@@ -76,10 +60,6 @@ enum SwiftNames {
     static func spelled(_ name: String) -> String {
         keywords.contains(name) ? "`\(name)`" : name
     }
-
-    /// `name` as an argument label, where keywords need no escaping (``member(_:fallback:)``
-    /// gives none of `inout`, `var`, `let`).
-    static func label(_ name: String) -> String { name }
 
     /// `text` as a Swift string literal.
     static func literal(_ text: String) -> String {

@@ -9,7 +9,7 @@ import Testing
         let sources = [
             "analytics.orderCompleted(orderId: id, total: 1)\nanalytics.track(ProductViewed(productId: p))",
             #"analytics.track("Signed Up", properties: nil)"# + "\n" + #"analytics.track("Legacy \"Quoted\" Event")"# + "\nanalytics.track( \"Button Tapped\")",
-            "let name = \"Cart Emptied\" // not a call",
+            "let name = \"Cart Emptied\" // not a call\nuntrack(\"Not A Track Call\")\nretrack(\"Neither\")",
         ]
         let usage = try PlanUsage(plan: plan, sources: sources)
         #expect(usage.called == ["Order Completed", "Product Viewed", "Signed Up"])

@@ -145,6 +145,24 @@ import Testing
         await analytics.shutdown()
     }
 
+    /// Typed group traits made before an instance is bound are built at the call and replayed
+    /// in order (a proxy of the test's own, so `shared` is untouched).
+    @Test func typedGroupTraitsAreKeptBeforeInitialize() async throws {
+        struct Team: Encodable { let name: String; let seats: Int }
+        let proxy = AnalyticsProxy()
+        let early = Date()
+        proxy.group("team-1", traits: Team(name: "Acme", seats: 3), options: nil)
+        proxy.track("after", properties: nil, options: nil)
+        let capture = CapturingDestination()
+        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-group-\(UUID())", capture: capture))
+        proxy.bind(analytics)
+        await analytics.client.settle()
+        #expect(capture.events.map(\.type) == [.group, .track])
+        #expect(capture.events.first?.traits == ["name": "Acme", "seats": 3])
+        #expect(capture.events.first.map { $0.timestamp <= Date() && $0.timestamp >= early.addingTimeInterval(-1) } == true)
+        await analytics.shutdown()
+    }
+
     /// What `shared` keeps before `initialize` is bounded: past `maxKeptCalls` a call is dropped
     /// at the call and counted (a proxy of the test's own, so `shared` is untouched).
     @Test func callsKeptBeforeInitializeAreBounded() async {

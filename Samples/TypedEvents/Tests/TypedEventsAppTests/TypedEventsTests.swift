@@ -33,13 +33,18 @@ import Testing
         }
     }
 
-    @Test func randomValidInstancesPassThePlanInBlockMode() async throws {
-        let capture = CapturingDestination()
+    /// An instance that enforces the app's plan in `block` mode, its events kept by `capture`.
+    static func enforcingThePlan(into capture: CapturingDestination) throws -> Analytics {
         let plan = try Checkout.trackingPlan()
-        let analytics = Analytics.capturing(into: capture) { options in
+        return Analytics.capturing(into: capture) { options in
             options.trackingPlan = plan
             options.trackingPlanMode = .block
         }
+    }
+
+    @Test func randomValidInstancesPassThePlanInBlockMode() async throws {
+        let capture = CapturingDestination()
+        let analytics = try Self.enforcingThePlan(into: capture)
         var random = Random(state: 52)
         let perEvent = 1_000
         for index in 0..<perEvent {
@@ -90,11 +95,7 @@ import Testing
     /// An event the plan does not list is blocked (`unplanned: block`), so the check is live.
     @Test func anUnplannedEventIsBlocked() async throws {
         let capture = CapturingDestination()
-        let plan = try Checkout.trackingPlan()
-        let analytics = Analytics.capturing(into: capture) { options in
-            options.trackingPlan = plan
-            options.trackingPlanMode = .block
-        }
+        let analytics = try Self.enforcingThePlan(into: capture)
         analytics.track("Not In The Plan")
         analytics.productViewed(productId: "p-1")
         await analytics.performAndWait { _ in }
