@@ -15,8 +15,8 @@ let package = Package(
     products: [
         .library(name: "MetaRouter", targets: ["MetaRouter"]),
         .library(name: "MetaRouterCore", targets: ["MetaRouterCore"]),
-        // Each plugin module on its own, so a server can depend on Core and Delivery without
-        // UIKit lifecycle glue or the rule language.
+        // Each plugin module stays a product of its own (a released product is not taken away);
+        // what each makes public is the option and report types the facade uses.
         .library(name: "MetaRouterIdentity", targets: ["MetaRouterIdentity"]),
         .library(name: "MetaRouterContext", targets: ["MetaRouterContext"]),
         .library(name: "MetaRouterDelivery", targets: ["MetaRouterDelivery"]),

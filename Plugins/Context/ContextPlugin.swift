@@ -4,9 +4,9 @@ import MetaRouterCore
 /// Fills `context` — app, device, os, library, locale, timezone (and screen on Apple) — on
 /// every event. The context is computed once when the plugin joins a client, not per event;
 /// context given per call is merged over it (per-call values win, objects merge key by key).
-public final class ContextPlugin: Plugin {
+package final class ContextPlugin: Plugin {
     /// Runs after identity, before user enrichment.
-    public let type = PluginType.enrichment
+    package let type = PluginType.enrichment
 
     /// The context added to every event.
     package private(set) var baseContext: [String: JSON] = [:]
@@ -23,7 +23,7 @@ public final class ContextPlugin: Plugin {
     /// Creates the plugin. `extra` is merged into the computed context (e.g. a deployment name).
     ///
     /// - Parameter extra: Keys merged into every event's `context` (the event's own keys win).
-    public init(extra: [String: JSON] = [:]) {
+    package init(extra: [String: JSON] = [:]) {
         overrides = extra
         screenReader = ScreenReading.platformReader
     }
@@ -39,7 +39,7 @@ public final class ContextPlugin: Plugin {
     /// and joins the context when that read comes back (events before it carry no `screen`).
     ///
     /// - Parameter analytics: The client the plugin joined.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         baseContext = ContextMerge.merge(PlatformContext.collect(application: analytics.configuration.application), overrides)
         guard let screenReader else { return }
         screenRead = ScreenReading.poll(attempts: 20, intervalNanoseconds: 250_000_000, read: screenReader) { [weak analytics] screen in
@@ -59,7 +59,7 @@ public final class ContextPlugin: Plugin {
     ///
     /// - Parameter event: The event to enrich.
     /// - Returns: The event with its context filled in.
-    public func execute(event: consuming Event) -> Event? {
+    package func execute(event: consuming Event) -> Event? {
         if event.context.isEmpty {
             event.context = baseContext
         } else if let lastMerge, lastMerge.overlay == event.context {

@@ -3,7 +3,7 @@ import MetaRouterCore
 
 /// How a destination puts events on the wire. The delivery machinery (queue, batching, retry,
 /// breaker) is shared; a destination supplies its format and endpoint.
-public protocol BatchFormat: Sendable {
+package protocol BatchFormat: Sendable {
     /// Encodes one event when it is queued (without `sentAt`).
     ///
     /// - Parameter event: The event.

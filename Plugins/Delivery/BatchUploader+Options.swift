@@ -3,17 +3,17 @@ import MetaRouterCore
 
 extension BatchUploader {
     /// Tuning of one uploader.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Where batches are posted.
-        public var endpoint: URL
+        package var endpoint: URL
         /// Events per batch at most (and the size 413 recovery grows back to). A server at
         /// thousands of events per second sends fewer, larger requests with a higher value
         /// (the ingestion API takes up to 500 KB per request; see ``maxBatchBytes``).
-        public var maxBatchSize = Defaults.maxBatchSize
+        package var maxBatchSize = Defaults.maxBatchSize
         /// Payload bytes per batch at most.
-        public var maxBatchBytes = Defaults.maxBatchBytes
+        package var maxBatchBytes = Defaults.maxBatchBytes
         /// Seconds a request may take.
-        public var requestTimeout = Defaults.requestTimeoutSeconds
+        package var requestTimeout = Defaults.requestTimeoutSeconds
         /// First retry delay before the breaker opens; doubles per failure.
         package var initialRetryDelay: TimeInterval = 1
         /// The breaker's tuning.
@@ -26,18 +26,18 @@ extension BatchUploader {
         package var syncInterval: TimeInterval = 0.15
         /// Send bodies gzip-compressed (`Content-Encoding: gzip`): off by default, as the
         /// ingestion host must accept it. Where the platform has no DEFLATE, bodies go as they are.
-        public var gzip = false
-        /// Queued events that start an upload (the public initializer's flush policy).
-        public var flushAt = Defaults.flushAt
-        /// Seconds events wait at most for a timed upload (the public initializer's flush policy;
+        package var gzip = false
+        /// Queued events that start an upload (the package initializer's flush policy).
+        package var flushAt = Defaults.flushAt
+        /// Seconds events wait at most for a timed upload (the package initializer's flush policy;
         /// no timer runs while nothing is queued).
-        public var flushIntervalSeconds = TimeInterval(Defaults.flushIntervalSeconds)
-        /// Events the public initializer's in-memory queue holds; past it the oldest go first.
-        public var maxQueueEvents = Defaults.maxQueueEvents
+        package var flushIntervalSeconds = TimeInterval(Defaults.flushIntervalSeconds)
+        /// Events the package initializer's in-memory queue holds; past it the oldest go first.
+        package var maxQueueEvents = Defaults.maxQueueEvents
 
         /// Options for `endpoint` with the seed's defaults.
         ///
         /// - Parameter endpoint: Where batches are posted.
-        public init(endpoint: URL) { self.endpoint = endpoint }
+        package init(endpoint: URL) { self.endpoint = endpoint }
     }
 }

@@ -9,7 +9,7 @@ import MetaRouterCore
 /// Everything here runs on the owning client's executor: callbacks from the transport and
 /// timers come back through `AnalyticsClient.performPromptly`, ahead of a backlog of incoming
 /// events, so a flood of calls cannot starve delivery.
-public final class BatchUploader {
+package final class BatchUploader {
     let options: Options
     let store: any EventStore
     private let format: any BatchFormat
@@ -62,7 +62,7 @@ public final class BatchUploader {
     ///   - format: How events and batches are encoded.
     ///   - transport: How requests are sent; `nil` for the SDK's default.
     ///   - onPermanentFailure: Called with the status of an answer that disables delivery (401, 403, 404).
-    public convenience init(
+    package convenience init(
         options: Options,
         format: any BatchFormat,
         transport: (any HTTPTransport)? = nil,
@@ -99,7 +99,7 @@ public final class BatchUploader {
     }
 
     /// Delivery counters, readable from any thread.
-    public var stats: DeliveryStats { statsBox.current }
+    package var stats: DeliveryStats { statsBox.current }
 
     /// Gzip bodies that left as they were compressed ahead, while the batch before them was in
     /// flight; readable from any thread.
@@ -108,7 +108,7 @@ public final class BatchUploader {
     /// Binds to the client and starts the flush policies.
     ///
     /// - Parameter analytics: The client whose executor the uploader runs on.
-    public func start(analytics: AnalyticsClient) {
+    package func start(analytics: AnalyticsClient) {
         self.analytics = analytics
         resumeTimers()
     }
@@ -121,7 +121,7 @@ public final class BatchUploader {
     /// during one round trip.
     ///
     /// - Parameter event: The event, queued for the next batch.
-    public func enqueue(_ event: Event) {
+    package func enqueue(_ event: Event) {
         #if DEBUG  // the hot path: not even the weak load in release builds
         analytics?.assertOnExecutor()
         #endif
@@ -142,7 +142,7 @@ public final class BatchUploader {
     /// delay, or the client is disabled.
     ///
     /// - Parameter completion: Runs on the executor once this attempt has resolved.
-    public func flush(completion: (@Sendable () -> Void)? = nil) {
+    package func flush(completion: (@Sendable () -> Void)? = nil) {
         analytics?.assertOnExecutor()
         if let completion { waiters.append(completion) }
         draining = true
@@ -157,7 +157,7 @@ public final class BatchUploader {
     /// Drops everything queued. A batch in flight stays in flight — no second request starts
     /// beside it — and is not requeued: its answer reports it once, as sent or as dropped by
     /// the reset.
-    public func reset() {
+    package func reset() {
         analytics?.assertOnExecutor()
         retryTimer?.cancel()
         retryTimer = nil
@@ -184,7 +184,7 @@ public final class BatchUploader {
 
     /// Stops, makes what is queued durable, and releases the store (the event log's lock)
     /// and the transport's resources: the instance is shutting down.
-    public func close() {
+    package func close() {
         analytics?.assertOnExecutor()
         stop()
         store.close()

@@ -23,7 +23,7 @@ public enum DropReason: String, Sendable, Hashable, CaseIterable {
     case trackingPlan
 }
 
-/// Delivery counters, readable from any thread. A ``BatchUploader`` counts the delivery
+/// Delivery counters, readable from any thread. The MetaRouter destination counts the delivery
 /// reasons (`queueFull` to `reset`); `getDebugInfo().stats` adds the events the pipeline
 /// dropped before delivery (`overflow` to `trackingPlan`), which never reach
 /// `onPermanentFailure`.
@@ -41,7 +41,7 @@ public struct DeliveryStats: Sendable, Hashable {
     package var droppedTotal: Int { dropped.values.reduce(0, +) }
 
     /// Creates zeroed counters.
-    public init() {}
+    package init() {}
 }
 
 /// Events dropped for good, reported to `onPermanentFailure`.

@@ -3,42 +3,42 @@ import MetaRouterCore
 
 /// The default destination: delivers every event to a MetaRouter ingestion cluster in
 /// batches (`POST {host}/v1/batch`), with the seed's status table and circuit breaker.
-/// Built on ``BatchUploader``, which other destinations can reuse with their own format.
+/// Built on ``BatchUploader``.
 ///
 /// The facade adds it unless ``DefaultPlugins`` leaves out `.delivery`; a pipeline assembled
 /// without the facade adds the plugin ``make(options:)`` returns.
-public enum MetaRouterDestination {
+package enum MetaRouterDestination {
     /// Creates the destination (key `"MetaRouter"`). It flushes when asked, completes flushes
     /// and shutdowns for ``AnalyticsClient/flushAndWait()`` and
     /// ``AnalyticsClient/shutdown(timeout:)``, and follows the app's lifecycle.
     ///
     /// - Parameter options: The ingestion host, write key, queue and transport.
     /// - Returns: The destination, to add to a pipeline.
-    public static func make(options: Options) -> any DestinationPlugin {
+    package static func make(options: Options) -> any DestinationPlugin {
         IngestionDestination(options: options)
     }
 
     /// Tuning of the destination.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The ingestion host, e.g. `https://ingest.example.com` (a path prefix is kept).
-        public var ingestionHost: URL
+        package var ingestionHost: URL
         /// The durable disk log, or `nil` to keep the queue in memory only.
-        public var disk: DiskLogOptions?
+        package var disk: DiskLogOptions?
         /// The transport; `HTTPTransports.standard` (libcurl on Linux, URLSession elsewhere) unless given.
-        public var transport: (any HTTPTransport)?
+        package var transport: (any HTTPTransport)?
         /// Batching, flushing, timeouts, and the queue's capacity when the disk log is off (or
         /// cannot be opened): ``BatchUploader/Options/maxQueueEvents``, the oldest dropped beyond
         /// it. With the disk log on, its own caps apply instead.
-        public var upload: BatchUploader.Options
+        package var upload: BatchUploader.Options
         /// Called with events dropped for good and the reason.
-        public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
+        package var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
         /// Scales breaker jitter; values in `-1...1` (tests pin it).
         package var breakerRandom: @Sendable () -> Double = { Double.random(in: -1...1) }
 
         /// Options for `ingestionHost` with the seed's defaults.
         ///
         /// - Parameter ingestionHost: The ingestion cluster's base URL.
-        public init(ingestionHost: URL) {
+        package init(ingestionHost: URL) {
             self.ingestionHost = ingestionHost
             upload = BatchUploader.Options(endpoint: Self.batchEndpoint(for: ingestionHost))
         }

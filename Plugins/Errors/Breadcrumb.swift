@@ -4,24 +4,12 @@ import MetaRouterCore
 /// One entry of the trail of app activity that an error report carries: what happened just
 /// before it.
 public struct Breadcrumb: Sendable, Hashable {
-    /// How much it matters.
-    public enum Level: String, Sendable, Hashable {
-        /// Detail for debugging.
-        case debug
-        /// Normal operation.
-        case info
-        /// Something unexpected, handled.
-        case warning
-        /// A failure.
-        case error
-    }
-
     /// When.
     public var timestamp: Date
     /// A short grouping name, e.g. `"navigation"`, `"network"`, `"track"`.
     public var category: String
     /// How much it matters.
-    public var level: Level
+    public var level: LogLevel
     /// What happened.
     public var message: String
     /// Details, as JSON.
@@ -35,7 +23,7 @@ public struct Breadcrumb: Sendable, Hashable {
     ///   - level: How serious it was.
     ///   - data: JSON details.
     ///   - timestamp: When it happened (now unless given).
-    public init(category: String, message: String, level: Level = .info, data: [String: JSON]? = nil, timestamp: Date = Date()) {
+    public init(category: String, message: String, level: LogLevel = .info, data: [String: JSON]? = nil, timestamp: Date = Date()) {
         self.timestamp = timestamp
         self.category = category
         self.level = level
@@ -47,9 +35,21 @@ public struct Breadcrumb: Sendable, Hashable {
     package var json: JSON {
         var object: [String: JSON] = [
             "timestamp": .string(Timestamp.string(from: timestamp)), "category": .string(category),
-            "level": .string(level.rawValue), "message": .string(message),
+            "level": .string(level.wireName), "message": .string(message),
         ]
         if let data { object["data"] = .object(data) }
         return .object(object)
+    }
+}
+
+extension LogLevel {
+    /// The level's name on the wire: `debug`, `info`, `warning` or `error`.
+    package var wireName: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
     }
 }

@@ -96,7 +96,7 @@ package final class CrashBreadcrumbSlots: @unchecked Sendable {  // written only
         }
     }
 
-    private static let levels: [Breadcrumb.Level] = [.debug, .info, .warning, .error]
+    private static let levels: [LogLevel] = [.debug, .info, .warning, .error]
 
     /// Empties every slot (a reset).
     package func clear() {

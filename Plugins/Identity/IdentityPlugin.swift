@@ -13,11 +13,11 @@ import MetaRouterCore
 /// - `reset()` clears everything and generates a new anonymousId.
 ///
 /// In ``IdentityMode/perCall`` (servers) it keeps no identity at all: see there.
-public final class IdentityPlugin: EventPlugin {
+package final class IdentityPlugin: EventPlugin {
     /// Enrichment, added first by default: every later enrichment, destination and `after`
     /// plugin sees the identity, while `before` plugins (consent and validation gates) run
     /// ahead of it, so an event they drop never changes the stored identity.
-    public let type = PluginType.enrichment
+    package let type = PluginType.enrichment
     /// Whose identity events carry.
     package let mode: IdentityMode
     /// Events rejected in ``IdentityMode/perCall`` because they carried neither a `userId`
@@ -25,9 +25,9 @@ public final class IdentityPlugin: EventPlugin {
     package private(set) var rejectedWithoutIdentity = 0
 
     /// The device's anonymous id: a lowercase UUID, never empty once configured.
-    public private(set) var anonymousId = ""
+    package private(set) var anonymousId = ""
     /// The current user, if identified.
-    public private(set) var userId: String?
+    package private(set) var userId: String?
     /// The current group, if grouped.
     package private(set) var groupId: String?
     /// The merged traits of identify calls.
@@ -40,14 +40,14 @@ public final class IdentityPlugin: EventPlugin {
     /// Creates the plugin; in `.device` mode it loads the stored identity when it joins a client.
     ///
     /// - Parameter mode: Whether identity is the device's (persisted) or given per call.
-    public init(mode: IdentityMode = .device) {
+    package init(mode: IdentityMode = .device) {
         self.mode = mode
     }
 
     /// Loads the stored identity, generating an anonymousId on first use (`.device` mode).
     ///
     /// - Parameter analytics: The client the plugin joined; identity is loaded from its storage.
-    public func configure(analytics: AnalyticsClient) {
+    package func configure(analytics: AnalyticsClient) {
         logger = analytics.logger
         problems = analytics.inputProblems
         guard mode == .device else { return }
@@ -67,7 +67,7 @@ public final class IdentityPlugin: EventPlugin {
     ///
     /// - Parameter event: The event.
     /// - Returns: The event with its identity set, or `nil` when it has none (per-call mode).
-    public func execute(event: consuming Event) -> Event? {
+    package func execute(event: consuming Event) -> Event? {
         if mode == .perCall { return requireOwnIdentity(event) }
         guard event.anonymousId == nil else { return event }
         switch event.type {
@@ -95,7 +95,7 @@ public final class IdentityPlugin: EventPlugin {
     }
 
     /// Forgets the user and group, and starts a new anonymous identity (`.device` mode).
-    public func reset() {
+    package func reset() {
         guard mode == .device else { return }
         userId = nil
         groupId = nil

@@ -1,7 +1,7 @@
 import Foundation
 import MetaRouterCore
 
-/// A change in the application's (or server process's) life, as a ``LifecycleSource`` reports it.
+/// A change in the application's (or server process's) life, as a lifecycle source reports it.
 public enum LifecycleTransition: Sendable, Hashable {
     /// The process started; `inBackground` when the system launched it without UI (background
     /// fetch, push), in which case the next activation counts as the cold open.
@@ -19,7 +19,7 @@ public enum LifecycleTransition: Sendable, Hashable {
 /// Reports lifecycle transitions: UIKit, AppKit, a server process, or a manual source that
 /// tests and unusual hosts drive. The state machine that turns transitions into events is
 /// shared code.
-public protocol LifecycleSource: Sendable {
+package protocol LifecycleSource: Sendable {
     /// Starts reporting; `handler` may be called from any thread. The source reports
     /// ``LifecycleTransition/launched(inBackground:)`` first.
     ///
@@ -42,12 +42,13 @@ extension LifecycleSource {
     ///
     /// - Parameter name: What the work is, for the platform's records.
     /// - Returns: What to call when the work is done.
-    public func beginFinishingWork(named name: String) -> @Sendable () -> Void { {} }
+    package func beginFinishingWork(named name: String) -> @Sendable () -> Void { {} }
 }
 
-/// A source driven by hand: call ``send(_:)``. For tests, and hosts with their own lifecycle.
-/// Transitions sent before the plugin starts listening are kept and delivered, in order, when
-/// it does.
+/// Lifecycle transitions reported by hand: call ``send(_:)``. For hosts whose lifecycle the SDK
+/// cannot observe (watchOS, an app extension, a server with its own shutdown) and for tests;
+/// give it to `InitOptions.lifecycleSource`. Transitions sent before the instance starts
+/// listening are kept and delivered, in order, when it does.
 public final class ManualLifecycleSource: LifecycleSource {
     private let handler = LockedHandler()
     private let finishing = Locked(0)
@@ -61,10 +62,10 @@ public final class ManualLifecycleSource: LifecycleSource {
     /// Starts forwarding ``send(_:)`` calls to `handler`.
     ///
     /// - Parameter handler: Called with each transition ``send(_:)`` is given.
-    public func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) { self.handler.set(handler) }
+    package func start(_ handler: @escaping @Sendable (LifecycleTransition) -> Void) { self.handler.set(handler) }
 
     /// Stops forwarding.
-    public func stop() { handler.set(nil) }
+    package func stop() { handler.set(nil) }
 
     /// Reports `transition`.
     ///
@@ -75,7 +76,7 @@ public final class ManualLifecycleSource: LifecycleSource {
     ///
     /// - Parameter name: What the work is.
     /// - Returns: What to call when the work is done.
-    public func beginFinishingWork(named name: String) -> @Sendable () -> Void {
+    package func beginFinishingWork(named name: String) -> @Sendable () -> Void {
         finishing.withLock { $0 += 1 }
         let ended = Locked(false)
         return { [finishing] in

@@ -5,7 +5,7 @@ import MetaRouterDelivery
 /// POSTs each relay of signals, as `{"signals": [{anonymousId, timestamp, index, type, data}, …]}`,
 /// to a URL through an ``HTTPTransport`` (the SDK's own by default), as the seed's
 /// `WebhookBroadcaster` does. Signals are diagnostics, not events: an answer other than 2xx is
-/// counted and the relay is not sent again.
+/// counted and the relay is not sent again. Single signals are never posted on their own.
 public final class WebhookSignalBroadcaster: SignalBroadcaster {
     /// Where relays go.
     package let url: URL
@@ -29,14 +29,8 @@ public final class WebhookSignalBroadcaster: SignalBroadcaster {
     /// Relays answered 2xx, and the others.
     package var results: (sent: Int, failed: Int) { outcomes.current }
 
-    /// Sends nothing per signal: relays carry them in groups.
-    ///
-    /// - Parameter signal: The signal just added (not posted on its own).
     public func added(_ signal: Signal) {}
 
-    /// Sends the relay.
-    ///
-    /// - Parameter signals: The signals to post, oldest first.
     public func relay(_ signals: [Signal]) {
         let body = JSONWriter.bytes(.object(["signals": .array(signals.map(\.json))]))
         let request = TransportRequest(url: url, headers: headers, body: Data(body), timeout: Defaults.requestTimeoutSeconds)

@@ -1,7 +1,7 @@
 import Foundation
 import MetaRouterCore
 
-/// One way a value broke its schema.
+/// One way a value broke its schema. It prints as `path: rule: message`.
 public struct PlanViolation: Sendable, Hashable, CustomStringConvertible {
     /// Where, e.g. `properties.items[1].price`.
     public var path: String
@@ -18,7 +18,6 @@ public struct PlanViolation: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `path: rule: message`.
     public var description: String { "\(path): \(rule): \(message)" }
 }
 

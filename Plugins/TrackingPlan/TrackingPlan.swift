@@ -44,9 +44,8 @@ public struct TrackingPlan: Sendable {
         self.unplanned = unplanned
     }
 
-    /// A plan that cannot be loaded, and why.
+    /// A plan that cannot be loaded; `description` says why in words, with the place in the plan.
     public struct LoadError: Error, Sendable, CustomStringConvertible {
-        /// In words, with the place in the plan.
         public var description: String
     }
 

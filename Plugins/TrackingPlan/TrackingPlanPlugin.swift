@@ -3,16 +3,6 @@ import MetaRouterCore
 
 /// What the tracking plan plugin found wrong with one event, and what it did.
 public struct PlanViolationReport: Sendable {
-    /// The action taken.
-    public enum Action: String, Sendable {
-        /// Delivered as it was.
-        case reported
-        /// Delivered without the properties (or traits) the plan does not allow.
-        case stripped
-        /// Dropped.
-        case blocked
-    }
-
     /// The event's type.
     public var type: EventType
     /// Its name (`track` event, `screen` / `page` name), if it has one.
@@ -21,8 +11,11 @@ public struct PlanViolationReport: Sendable {
     public var messageId: String
     /// What was wrong.
     public var violations: [PlanViolation]
-    /// What was done about it.
-    public var action: Action
+    /// What was done with the event: delivered as it was (`report`), delivered without the
+    /// properties (or traits) the plan does not allow (`strip`), or dropped (`block`). It can
+    /// differ from the mode in force: an unplanned event the plan blocks is dropped in every
+    /// mode, and `strip` reports an event whose schema it cannot read.
+    public var action: TrackingPlanMode
 }
 
 /// What to do with an event that breaks the plan.
@@ -86,11 +79,11 @@ package final class TrackingPlanPlugin: Plugin {
         let unplannedBlock = plan.unplanned == .block && violations.contains { $0.rule == "unplanned" }
         if mode == .block || unplannedBlock {
             blockedCount += 1
-            report(event, violations, action: .blocked)
+            report(event, violations, action: .block)
             return nil
         }
         guard mode == .strip, let schema = plan.schema(for: event) else {
-            report(event, violations, action: .reported)
+            report(event, violations, action: .report)
             return event
         }
         var stripped = event
@@ -100,11 +93,11 @@ package final class TrackingPlanPlugin: Plugin {
             values[name] = nil
         }
         if isTraits { stripped.traits = values } else { stripped.properties = values }
-        report(event, violations, action: .stripped)
+        report(event, violations, action: .strip)
         return stripped
     }
 
-    private func report(_ event: Event, _ violations: [PlanViolation], action: PlanViolationReport.Action) {
+    private func report(_ event: Event, _ violations: [PlanViolation], action: TrackingPlanMode) {
         violationCount += violations.count
         let name = event.event ?? event.name
         onViolation?(PlanViolationReport(type: event.type, name: name, messageId: event.messageId, violations: violations, action: action))

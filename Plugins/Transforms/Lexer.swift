@@ -1,14 +1,14 @@
 /// Where a parse went wrong: 1-based line and column, and what was expected.
-public struct RuleParseError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct RuleParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// 1-based line.
-    public let line: Int
+    package let line: Int
     /// 1-based column.
-    public let column: Int
+    package let column: Int
     /// What was expected and what was found.
-    public let message: String
+    package let message: String
 
     /// `line 3, column 14: expected ")", found "and"`.
-    public var description: String { "line \(line), column \(column): \(message)" }
+    package var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// A token of the rule language, with its position.

@@ -33,7 +33,7 @@ public struct RemoteRulesOptions: Sendable {
 }
 
 /// Where the rules in force came from.
-public enum RemoteRulesSource: String, Sendable, Hashable {
+package enum RemoteRulesSource: String, Sendable, Hashable {
     /// None yet: events pass unchanged.
     case none
     /// The bundled fallback file.

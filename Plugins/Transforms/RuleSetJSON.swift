@@ -1,14 +1,29 @@
 import MetaRouterCore
 
-/// A rule set that could not be loaded from JSON, with where.
+/// Rules that could not be loaded, with where: what ``RuleSetLoader/load(_:format:)``,
+/// `SignalGenerator.rules(_:)` and `Analytics.replaceRules(named:with:)` throw. It prints as
+/// `location: message`, e.g. `line 3, column 14: expected ")", found "and"`.
 public struct RuleLoadError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Where in the document, e.g. `rules[2].actions[0]`.
+    /// Where: `line 3, column 14` in rule text, `rules[2].actions[0]` in a JSON rule set,
+    /// `byte 17` in text that is not JSON.
     public let location: String
     /// What was wrong.
     public let message: String
 
-    /// `rules[2].actions[0]: …`.
     public var description: String { "\(location): \(message)" }
+}
+
+extension RuleLoadError {
+    /// The error as the loaders report it: a text error at its line and column, a JSON error at
+    /// its byte.
+    package init(_ error: any Error) {
+        switch error {
+        case let error as RuleLoadError: self = error
+        case let error as RuleParseError: self.init(location: "line \(error.line), column \(error.column)", message: error.message)
+        case let error as JSONParseError: self.init(location: "byte \(error.offset)", message: error.reason)
+        default: self.init(location: "$", message: "\(error)")
+        }
+    }
 }
 
 /// The JSON form of a rule set, equivalent to the text syntax:

@@ -4,9 +4,9 @@ import MetaRouterCore
 /// Runs a rule set as a plugin at any stage (`before`, `enrichment`, `after`), globally or in one
 /// destination's sub-timeline (give `destinationKey`, so rules limited to that destination
 /// apply). The rule set can be replaced at run time: the swap happens on the executor, between
-/// two events, so no event ever sees half a rule set.
+/// two events, so no event ever sees half a rule set. A rule that fails is logged once (by name)
+/// and handled per the rule set's failure policy.
 public final class TransformPlugin: Plugin {
-    /// The stage it runs in.
     public let type: PluginType
     /// The destination it serves, when it sits in one's sub-timeline.
     package let destinationKey: String?
@@ -27,16 +27,8 @@ public final class TransformPlugin: Plugin {
         self.destinationKey = destinationKey
     }
 
-    /// Keeps the client for logging.
-    ///
-    /// - Parameter analytics: The client the plugin joined.
     public func configure(analytics: AnalyticsClient) { self.analytics = analytics }
 
-    /// Applies the rules; a rule that fails is logged once (by name) and handled per the rule
-    /// set's failure policy.
-    ///
-    /// - Parameter event: The event.
-    /// - Returns: The event after the rules, or `nil` when a rule dropped it.
     public func execute(event: Event) -> Event? {
         ruleSet.apply(to: event, destination: destinationKey, onStep: nil, onFailure: { [weak self] rule, error in
             self?.reportOnce(rule, error)
@@ -98,15 +90,19 @@ public enum RuleSetLoader {
     ///   - text: The rule set.
     ///   - format: Its format; `nil` to tell from the text.
     /// - Returns: The compiled rule set.
-    public static func load(_ text: String, format: RuleFormat? = nil) throws -> RuleSet {
-        let set: RuleSet
-        switch format ?? detect(text) {
-        case .text: set = try RuleTextParser.parse(text)
-        case .json: set = try RuleSetJSON.load(try JSONParser.parse(text))
-        case .segment: set = try SegmentRoutingRules.load(try JSONParser.parse(text))
+    public static func load(_ text: String, format: RuleFormat? = nil) throws(RuleLoadError) -> RuleSet {
+        do {
+            let set: RuleSet
+            switch format ?? detect(text) {
+            case .text: set = try RuleTextParser.parse(text)
+            case .json: set = try RuleSetJSON.load(try JSONParser.parse(text))
+            case .segment: set = try SegmentRoutingRules.load(try JSONParser.parse(text))
+            }
+            try RuleSetLimits.check(set)
+            return set
+        } catch {
+            throw RuleLoadError(error)
         }
-        try RuleSetLimits.check(set)
-        return set
     }
 
     /// The format `text` looks like.

@@ -123,12 +123,6 @@ extension Analytics {
     /// - Throws: An ``EntitlementError``.
     public func refreshEntitlements() async throws -> Set<String> { try await backend.refreshEntitlements() }
 
-    /// Calls `handler` with every later change of the entitlements served, on the executor, in
-    /// order. Keep it short: the pipeline waits for it.
-    ///
-    /// - Parameter handler: Gets each change.
-    public func onEntitlementsChange(_ handler: @escaping @Sendable (EntitlementChange) -> Void) { backend.onEntitlementsChange(handler) }
-
     /// Every later change of the entitlements served, in order, until the instance shuts down.
     public var entitlementChanges: AsyncStream<EntitlementChange> { backend.entitlementChanges }
 

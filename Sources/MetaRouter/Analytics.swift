@@ -195,15 +195,15 @@ public final class Analytics: Sendable {
         backend.recordOpenedURL(url, sourceApplication: sourceApplication)
     }
 
-    /// Delivers or persists what is queued, then stops; later calls are dropped.
-    public func shutdown() async { await backend.shutdown() }
-
-    /// Delivers or persists what is queued within `timeout` seconds, then stops.
+    /// Delivers or persists what is queued within `timeout` seconds (10 by default), then stops;
+    /// later calls are dropped.
     ///
     /// - Parameter timeout: Seconds to wait for the plugins.
     /// - Returns: Whether every accepted event was delivered or written to disk in time.
     @discardableResult
-    public func shutdown(timeout: TimeInterval) async -> Bool { await backend.shutdown(timeout: timeout) }
+    public func shutdown(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
+        await backend.shutdown(timeout: timeout)
+    }
 
     // MARK: Diagnostics
 

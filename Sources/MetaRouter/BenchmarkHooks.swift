@@ -23,7 +23,7 @@ import MetaRouterAdvertisingID
     eventJSONBytes: (Event) -> [UInt8],
     advertisingIDPlugin: () -> any Plugin,
     scrubber: () -> any Plugin,
-    breadcrumbs: (_ capacity: Int, _ crashDirectory: URL?) -> (plugin: any EventPlugin, add: (Breadcrumb) -> Void),
+    breadcrumbs: (_ capacity: Int, _ crashDirectory: URL?) -> (plugin: any Plugin, add: (Breadcrumb) -> Void),
     gzip: () -> ((Data) -> Data?)?,
     gzipOnce: (Data) -> Data?,
     batchBody: (_ events: [Event], _ writeKey: String, _ sentAt: Date) -> Data,

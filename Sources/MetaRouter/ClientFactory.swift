@@ -176,7 +176,7 @@ enum ClientFactory {
             version: options.application.version ?? bundle["CFBundleShortVersionString"] as? String ?? "unknown",
             build: options.application.build ?? bundle["CFBundleVersion"] as? String ?? "unknown")
         return LifecyclePlugin(
-            source: options.lifecycleSource ?? defaultLifecycleSource(options, logger: logger), release: release, hadIdentity: hadIdentity)
+            source: options.lifecycleSource.map { $0 as any LifecycleSource } ?? defaultLifecycleSource(options, logger: logger), release: release, hadIdentity: hadIdentity)
     }
 
     private static func defaultLifecycleSource(_ options: InitOptions, logger: AnalyticsLogger) -> any LifecycleSource {

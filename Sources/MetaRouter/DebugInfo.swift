@@ -1,7 +1,8 @@
 import Foundation
 
-/// The state `getDebugInfo()` reports: the seed's fields plus delivery counters, and the state
-/// of the pillars whose traits are on.
+/// The state `getDebugInfo()` reports: the seed's fields, delivery counters, and the consent
+/// and remote rules in force. ``description`` prints these and more (the disk log, descriptors,
+/// input problems, plan violations, entitlement refreshes), one line per field.
 public struct DebugInfo: Sendable, CustomStringConvertible {
     /// Where the instance is in its life; `nil` for `shared` before `initialize` (printed as
     /// `idle`, the seed's word).
@@ -38,24 +39,26 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// Whether `Trace: true` is sent.
     package var tracing: Bool
     /// Input problems reported so far, by code (`missing_event_name`, …; see `InputProblem`).
-    public var invalidInput: [String: Int] = [:]
+    package var invalidInput: [String: Int] = [:]
     #if TrackingPlan
     /// Tracking-plan violations found so far.
-    public var planViolations = 0
+    package var planViolations = 0
     #endif
     #if Privacy
     /// The consent in force.
     public var consent = ConsentState.granted
     #endif
     #if Rules
-    /// The remote rule set in force (with ``InitOptions/remoteRules``): its name and version,
-    /// and where it came from.
-    public var remoteRules: (name: String, version: Int, source: RemoteRulesSource)?
+    /// The remote rule set in force (with ``InitOptions/remoteRules``): its name and version.
+    /// ``description`` also says where it came from (fetched, stored, fallback).
+    public var remoteRules: (name: String, version: Int)? { remoteRulesInForce.map { ($0.name, $0.version) } }
+    /// The remote rule set in force, and where it came from.
+    package var remoteRulesInForce: (name: String, version: Int, source: RemoteRulesSource)?
     #endif
     #if Entitlements
     /// When the last entitlement refresh failed (with ``InitOptions/entitlements``); `nil` once
     /// one succeeds. The last known good set stays in force meanwhile.
-    public var entitlementsRefreshFailedAt: Date?
+    package var entitlementsRefreshFailedAt: Date?
     #endif
     /// Why the client is disabled (invalid options, or the server refused the write key).
     public var error: String?
@@ -65,7 +68,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// File descriptors the instance holds now: its event log's lock and open segments. The
     /// default transport's connections are the process's, shared by every instance
     /// (`Docs/ServerSide.md`, "Descriptors").
-    public var openDescriptors = 0
+    package var openDescriptors = 0
 
     /// The write key with all but its last 4 characters masked.
     package static func mask(_ writeKey: String) -> String {
@@ -73,7 +76,6 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
         return String(repeating: "*", count: writeKey.count - 4) + writeKey.suffix(4)
     }
 
-    /// One line per field.
     public var description: String {
         var lines = [
             "lifecycle: \(lifecycle?.rawValue ?? "idle")", "queueLength: \(queueLength)", "writeKey: \(writeKey)",
@@ -96,7 +98,7 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
         if let groupId { lines.append("groupId: \(groupId)") }
         if let advertisingId { lines.append("advertisingId: \(advertisingId)") }
         #if Rules
-        if let remoteRules { lines.append("remoteRules: \"\(remoteRules.name)\" version \(remoteRules.version) (\(remoteRules.source.rawValue))") }
+        if let remoteRules = remoteRulesInForce { lines.append("remoteRules: \"\(remoteRules.name)\" version \(remoteRules.version) (\(remoteRules.source.rawValue))") }
         #endif
         #if Entitlements
         if let entitlementsRefreshFailedAt { lines.append("entitlementsRefreshFailedAt: \(entitlementsRefreshFailedAt)") }

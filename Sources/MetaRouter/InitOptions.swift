@@ -2,18 +2,16 @@ import Foundation
 
 /// Which built-in plugins a client starts with. Remove one to replace it with your own.
 public struct DefaultPlugins: OptionSet, Sendable, Hashable {
-    /// The raw bits.
     public let rawValue: Int
-    /// Creates a set from raw bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// anonymousId / userId / groupId / traits (``IdentityPlugin``).
+    /// anonymousId / userId / groupId / traits.
     public static let identity = DefaultPlugins(rawValue: 1 << 0)
-    /// app, device, os, library, locale, timezone (``ContextPlugin``).
+    /// app, device, os, library, locale, timezone.
     public static let context = DefaultPlugins(rawValue: 1 << 1)
     /// The IDFA in `context.device.advertisingId`, set with `setAdvertisingId(_:)`.
     public static let advertisingId = DefaultPlugins(rawValue: 1 << 2)
-    /// Delivery to the ingestion host (``MetaRouterDestination``).
+    /// Delivery to the ingestion host (the MetaRouter destination).
     public static let delivery = DefaultPlugins(rawValue: 1 << 3)
     /// `context.sessionId` / `context.sessionStart` (see ``SessionOptions``).
     public static let sessions = DefaultPlugins(rawValue: 1 << 4)
@@ -58,8 +56,8 @@ public struct InitOptions: Sendable {
     public var logSink: (any LogSink)?
     /// The HTTP transport (libcurl on Linux, URLSession on Apple platforms by default).
     public var transport: (any HTTPTransport)?
-    /// The clock (wall clock by default; tests inject a manual one).
-    public var clock: (any AnalyticsClock)?
+    /// The clock (wall clock by default; the package's tests inject a manual one).
+    package var clock: (any AnalyticsClock)?
     /// Built-in plugins to start with.
     public var defaultPlugins = DefaultPlugins.all
     /// Makes extra plugins for the client, added after the built-in ones.
@@ -72,8 +70,8 @@ public struct InitOptions: Sendable {
     /// Called with events dropped for good, with the reason.
     public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// Where lifecycle transitions come from when `trackLifecycleEvents` is on: UIKit or AppKit
-    /// on Apple platforms, the server process elsewhere, unless given.
-    public var lifecycleSource: (any LifecycleSource)?
+    /// on Apple platforms, the server process elsewhere, unless a source driven by hand is given.
+    public var lifecycleSource: ManualLifecycleSource?
     /// On a server, signals (e.g. `[SIGTERM, SIGINT]`) after which the SDK delivers what is
     /// queued before letting the signal end the process; signals the host handles itself are
     /// left alone. Used with the default server lifecycle source.
@@ -197,31 +195,6 @@ public struct InitOptions: Sendable {
         self.maxQueueEvents = maxQueueEvents
         self.maxDiskEvents = maxDiskEvents
         self.trackLifecycleEvents = trackLifecycleEvents
-    }
-
-    /// The seed README's initializer, with the host as a URL.
-    ///
-    /// - Parameters:
-    ///   - writeKey: The source's write key.
-    ///   - ingestionHost: The ingestion cluster's base URL.
-    ///   - debug: Whether debug logging is on.
-    ///   - flushIntervalSeconds: Seconds between timed flushes.
-    ///   - maxQueueEvents: Events kept in memory at most.
-    ///   - maxDiskEvents: Events kept in the disk log at most (0: memory only).
-    ///   - trackLifecycleEvents: Whether the `Application …` events are sent.
-    public init(
-        writeKey: String,
-        ingestionHost: URL,
-        debug: Bool = false,
-        flushIntervalSeconds: Int = Defaults.flushIntervalSeconds,
-        maxQueueEvents: Int = Defaults.maxQueueEvents,
-        maxDiskEvents: Int = Defaults.maxDiskEvents,
-        trackLifecycleEvents: Bool = false
-    ) {
-        self.init(
-            writeKey: writeKey, ingestionHost: ingestionHost.absoluteString, debug: debug,
-            flushIntervalSeconds: flushIntervalSeconds, maxQueueEvents: maxQueueEvents,
-            maxDiskEvents: maxDiskEvents, trackLifecycleEvents: trackLifecycleEvents)
     }
 
     /// The problems that make these options unusable, empty when they are valid.

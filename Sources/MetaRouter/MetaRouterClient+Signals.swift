@@ -54,8 +54,14 @@ extension SignalGenerator {
     ///
     /// - Parameter text: Generators in the rule language.
     /// - Returns: A generator that runs them.
-    public static func rules(_ text: String) throws(RuleParseError) -> SignalGenerator {
-        let rules = try GeneratorRuleParser.parse(text)
+    /// - Throws: ``RuleLoadError`` at the line and column where the text stops making sense.
+    public static func rules(_ text: String) throws(RuleLoadError) -> SignalGenerator {
+        let rules: [GeneratorRule]
+        do {
+            rules = try GeneratorRuleParser.parse(text)
+        } catch {
+            throw RuleLoadError(error)
+        }
         return SignalGenerator(name: rules.map(\.name).joined(separator: ", ")) { signal, buffer in
             let json = signal.json
             return rules.compactMap { rule in

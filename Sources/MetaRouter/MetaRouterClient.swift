@@ -251,7 +251,7 @@ package final class MetaRouterClient: AnalyticsBackend {
         info.planViolations = snapshot.planViolations
         #endif
         #if Rules
-        info.remoteRules = snapshot.remoteRules.map { ($0.name, $0.version, $0.source) }
+        info.remoteRulesInForce = snapshot.remoteRules.map { ($0.name, $0.version, $0.source) }
         #endif
         #if Entitlements
         info.entitlementsRefreshFailedAt = snapshot.entitlementsRefreshFailedAt

@@ -12,9 +12,29 @@ public enum EventsGenerator {
         "setLogLevel", "enableDebugLogging", "getDebugInfo", "getAnonymousId", "setAdvertisingId", "clearAdvertisingId",
         "recordOpenedURL", "emit", "captureError", "addBreadcrumb", "setConsent", "setScrubPII", "setTrackingPlan",
         "registerSuperProperty", "registerSuperPropertyOnce", "unregisterSuperProperty", "isEntitled", "entitlements",
-        "refreshEntitlements", "onEntitlementsChange", "recordPurchase", "replaceRules", "planned", "initialize", "instance",
+        "refreshEntitlements", "recordPurchase", "replaceRules", "planned", "initialize", "instance",
         "shared", "capturing",
     ]
+
+    /// Which planned events a code base calls, which it never calls, and which untyped
+    /// `track("…")` names it sends that the plan does not list: what `metarouter plan status`
+    /// prints.
+    ///
+    /// - Parameters:
+    ///   - plan: The plan file's text (our format or a Segment Protocols export).
+    ///   - sources: The text of each Swift file to read.
+    /// - Returns: By plan name and sorted: `called`, the planned events the sources call, typed
+    ///   (`analytics.orderCompleted(…)`, `OrderCompleted(…)`) or by name
+    ///   (`track("Order Completed")`); `neverCalled`, the planned events no source calls;
+    ///   `unplanned`, the names passed to `track("…")` as a string literal that the plan does
+    ///   not list.
+    /// - Throws: ``GenerationError`` when the plan cannot be read or its names collide.
+    public static func usage(
+        plan: String, sources: [String]
+    ) throws(GenerationError) -> (called: [String], neverCalled: [String], unplanned: [String]) {
+        let usage = try PlanUsage(plan: plan, sources: sources)
+        return (usage.called, usage.neverCalled, usage.unplanned)
+    }
 
     /// The Swift source for `plan` (our format or a Segment Protocols export).
     ///

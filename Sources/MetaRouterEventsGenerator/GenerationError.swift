@@ -1,6 +1,6 @@
-/// Why code could not be generated from a plan: one message naming the plan entry.
+/// Why code could not be generated from a plan: `description` is one message, in words, naming
+/// the plan entry.
 public struct GenerationError: Error, Sendable, CustomStringConvertible {
-    /// In words, with the place in the plan.
     public let description: String
 
     init(_ description: String) { self.description = description }

@@ -1,14 +1,14 @@
 /// Which planned events a code base calls, which it never calls, and which untyped
-/// `track("…")` names it sends that the plan does not list: what `metarouter plan status`
-/// prints.
-public struct PlanUsage: Sendable, Equatable {
+/// `track("…")` names it sends that the plan does not list
+/// (``EventsGenerator/usage(plan:sources:)``).
+package struct PlanUsage: Sendable, Equatable {
     /// Planned events the sources call, typed (`analytics.orderCompleted(…)`,
     /// `OrderCompleted(…)`) or by name (`track("Order Completed")`), by plan name.
-    public var called: [String]
+    package var called: [String]
     /// Planned events no source calls, by plan name.
-    public var neverCalled: [String]
+    package var neverCalled: [String]
     /// Names the sources pass to `track("…")` as a string literal that the plan does not list.
-    public var unplanned: [String]
+    package var unplanned: [String]
 
     /// Reads `sources` (Swift files' text) against `plan`.
     ///
@@ -16,7 +16,7 @@ public struct PlanUsage: Sendable, Equatable {
     ///   - plan: The plan file's text (our format or a Segment Protocols export).
     ///   - sources: The text of each Swift file to read.
     /// - Throws: ``GenerationError`` when the plan cannot be read or its names collide.
-    public init(plan: String, sources: [String]) throws(GenerationError) {
+    package init(plan: String, sources: [String]) throws(GenerationError) {
         let named = try EventsGenerator.names(of: EventsGenerator.document(plan))
         let planned = Set(named.map(\.entry.name))
         let tracked = Set(sources.flatMap(Self.trackedNames(in:)))

@@ -4,9 +4,7 @@ import MetaRouterCore
 /// A destination that keeps every event it receives, for assertions. Read ``events`` from any
 /// thread after `await analytics.settle()`.
 public final class CapturingDestination: DestinationPlugin, @unchecked Sendable {  // captured events sit behind a lock; `timeline` is used only on the executor
-    /// The destination key (`"Capture"` unless given).
     public let key: String
-    /// This destination's own plugins.
     public let timeline = Timeline()
     private let captured = Locked<[Event]>([])
 
@@ -21,10 +19,6 @@ public final class CapturingDestination: DestinationPlugin, @unchecked Sendable 
     /// Forgets the captured events.
     public func clear() { captured.withLock { $0.removeAll() } }
 
-    /// Keeps the event.
-    ///
-    /// - Parameter event: The event, kept.
-    /// - Returns: The event.
     public func execute(event: Event) -> Event? {
         captured.withLock { $0.append(event) }
         return event

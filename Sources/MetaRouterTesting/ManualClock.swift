@@ -5,7 +5,7 @@ import MetaRouterCore
 /// on the calling thread. Retry delays, breaker cooldowns and flush intervals then take
 /// microseconds in tests. ``moveWallClock(by:)`` moves only the wall clock, as a user changing
 /// the device's time does: nothing scheduled runs and ``uptime()`` stays where it is.
-public final class ManualClock: AnalyticsClock {
+package final class ManualClock: AnalyticsClock {
     private struct Entry {
         let id: Int
         let due: TimeInterval
@@ -36,19 +36,19 @@ public final class ManualClock: AnalyticsClock {
     /// A clock reading `start`.
     ///
     /// - Parameter start: The wall-clock time it starts at.
-    public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+    package init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
         state = Locked(State(now: start))
     }
 
     /// The current wall-clock reading.
     ///
     /// - Returns: The clock's wall-clock time.
-    public func now() -> Date { state.withLock { $0.now.addingTimeInterval($0.wallOffset) } }
+    package func now() -> Date { state.withLock { $0.now.addingTimeInterval($0.wallOffset) } }
 
     /// Seconds advanced since the clock was made: wall-clock jumps do not move it.
     ///
     /// - Returns: Seconds advanced so far.
-    public func uptime() -> TimeInterval { state.withLock { $0.uptime } }
+    package func uptime() -> TimeInterval { state.withLock { $0.uptime } }
 
     /// Moves the wall clock by `seconds` (back when negative) without running anything or
     /// moving ``uptime()``.
@@ -69,7 +69,7 @@ public final class ManualClock: AnalyticsClock {
     ///   - delay: Seconds of advancing before `work` runs.
     ///   - work: What to run.
     /// - Returns: A handle that cancels it.
-    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+    package func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let id = state.withLock { state -> Int in
             state.nextId += 1
             state.entries.append(Entry(id: state.nextId, due: state.uptime + max(0, delay.isNaN ? 0 : delay), work: work))
@@ -81,7 +81,7 @@ public final class ManualClock: AnalyticsClock {
     /// Moves the clock forward by `seconds`, running each piece of work as its time comes.
     ///
     /// - Parameter seconds: How far to move; due work runs in order.
-    public func advance(by seconds: TimeInterval) {
+    package func advance(by seconds: TimeInterval) {
         let target = state.withLock { $0.uptime + max(0, seconds) }
         while let entry = takeNextDue(before: target) {
             entry.work()

@@ -2,29 +2,29 @@ import Foundation
 import MetaRouterCore
 
 /// A log sink that keeps every line, for asserting on what the SDK reported.
-public final class RecordingLogSink: LogSink {
+package final class RecordingLogSink: LogSink {
     private let lines = Locked<[(level: LogLevel, message: String)]>([])
 
     /// An empty sink.
-    public init() {}
+    package init() {}
 
     /// Keeps the line.
     ///
     /// - Parameters:
     ///   - level: The line's level.
     ///   - message: The line, kept.
-    public func log(level: LogLevel, message: String) {
+    package func log(level: LogLevel, message: String) {
         lines.withLock { $0.append((level, message)) }
     }
 
     /// Every line so far.
-    public var messages: [String] { lines.withLock { $0.map(\.message) } }
+    package var messages: [String] { lines.withLock { $0.map(\.message) } }
 
     /// Lines at `level` or above.
     ///
     /// - Parameter level: The lowest level wanted.
     /// - Returns: The lines kept at that level or above, in order.
-    public func messages(atLeast level: LogLevel) -> [String] {
+    package func messages(atLeast level: LogLevel) -> [String] {
         lines.withLock { $0.filter { $0.level >= level }.map(\.message) }
     }
 }

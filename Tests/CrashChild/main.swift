@@ -29,7 +29,6 @@ func makeInstance(directory: String, host: String, serving: Bool = false, writeK
     if serving {
         options.terminateOnSignals = [SIGTERM]
         options.trackLifecycleEvents = true
-        options.lifecycleSource = ServerProcessLifecycleSource(terminateOnSignals: [SIGTERM])
     }
     options.storageDirectory = URL(fileURLWithPath: directory)
     options.keyValueStore = FileKeyValueStore(file: URL(fileURLWithPath: directory).appendingPathComponent("identity.json"))

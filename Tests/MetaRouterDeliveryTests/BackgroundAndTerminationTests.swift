@@ -11,7 +11,7 @@ import Testing
         let source = ManualLifecycleSource()
         // No timer flush: the only upload is the one the background transition starts.
         var options = InitOptions(
-            writeKey: "background-\(UUID().uuidString)", ingestionHost: host, flushIntervalSeconds: 3600, trackLifecycleEvents: true)
+            writeKey: "background-\(UUID().uuidString)", ingestionHost: host.absoluteString, flushIntervalSeconds: 3600, trackLifecycleEvents: true)
         options.storageDirectory = directory
         options.keyValueStore = InMemoryKeyValueStore()
         options.lifecycleSource = source

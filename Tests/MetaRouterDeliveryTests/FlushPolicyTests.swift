@@ -117,7 +117,7 @@ import Testing
 
 /// An integrator's destination built on the shared delivery machinery: its own format and
 /// endpoint, the same batching, retry and breaker.
-final class WebhookDestination: DestinationPlugin, CompletingPlugin {
+final class WebhookDestination: DestinationPlugin, EventPlugin, CompletingPlugin {
     struct Format: BatchFormat {
         func encode(_ event: Event) -> [UInt8] {
             JSONWriter.bytes(["id": .string(event.messageId), "what": .string(event.event ?? event.type.rawValue)])

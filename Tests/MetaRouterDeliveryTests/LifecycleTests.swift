@@ -12,7 +12,7 @@ import Testing
     ) async -> (MetaRouterClient, ManualLifecycleSource) {
         let source = ManualLifecycleSource()
         var options = InitOptions(
-            writeKey: "lifecycle-\(UUID().uuidString)", ingestionHost: collector.baseURL, maxDiskEvents: 0,
+            writeKey: "lifecycle-\(UUID().uuidString)", ingestionHost: collector.baseURL.absoluteString, maxDiskEvents: 0,
             trackLifecycleEvents: lifecycle)
         options.application = ApplicationInfo(name: "LifecycleTests", version: version, build: build)
         options.keyValueStore = store
@@ -139,7 +139,7 @@ import Testing
         let collector = try await Collector.start()
         defer { collector.stop() }
         let logs = RecordingLogSink()
-        var options = InitOptions(writeKey: "lifecycle-off-\(UUID().uuidString)", ingestionHost: collector.baseURL, maxDiskEvents: 0)
+        var options = InitOptions(writeKey: "lifecycle-off-\(UUID().uuidString)", ingestionHost: collector.baseURL.absoluteString, maxDiskEvents: 0)
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = logs
         let app = MetaRouter.Analytics.concreteInstance(for: options)

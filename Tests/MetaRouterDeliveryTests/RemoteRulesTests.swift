@@ -26,7 +26,7 @@ import Testing
         func waitForRules(_ condition: @escaping ((name: String, version: Int, source: RemoteRulesSource)?) -> Bool) async -> Bool {
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline {
-                if condition(await analytics.getDebugInfo().remoteRules) { return true }
+                if condition(await analytics.getDebugInfo().remoteRulesInForce) { return true }
                 try? await Task.sleep(nanoseconds: 5_000_000)
             }
             return false

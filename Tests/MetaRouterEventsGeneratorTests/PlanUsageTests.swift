@@ -11,13 +11,13 @@ import Testing
             #"analytics.track("Signed Up", properties: nil)"# + "\n" + #"analytics.track("Legacy \"Quoted\" Event")"# + "\nanalytics.track( \"Button Tapped\")",
             "let name = \"Cart Emptied\" // not a call\nuntrack(\"Not A Track Call\")\nretrack(\"Neither\")",
         ]
-        let usage = try PlanUsage(plan: plan, sources: sources)
+        let usage = try EventsGenerator.usage(plan: plan, sources: sources)
         #expect(usage.called == ["Order Completed", "Product Viewed", "Signed Up"])
         #expect(usage.neverCalled == ["Cart Emptied"])
         #expect(usage.unplanned == ["Button Tapped", "Legacy \"Quoted\" Event"])
     }
 
     @Test func aPlanThatCannotBeReadIsAnError() {
-        #expect(throws: GenerationError.self) { try PlanUsage(plan: "{", sources: []) }
+        #expect(throws: GenerationError.self) { try EventsGenerator.usage(plan: "{", sources: []) }
     }
 }

@@ -49,7 +49,7 @@ import Testing
         await analytics.flushAndWait()
         #expect(capture.events.count == 10)
         let first = reports.all.current.prefix(4)
-        #expect(first.map(\.action) == [.reported, .reported, .reported, .reported])
+        #expect(first.map(\.action) == [.report, .report, .report, .report])
         let rules = first.map { Set($0.violations.map(\.rule)) }
         #expect(rules[0] == ["minimum", "enum", "maxLength", "additionalProperties"])
         #expect(rules[1] == ["required"])
@@ -86,7 +86,7 @@ import Testing
         sendSamples(analytics)
         await analytics.flushAndWait()
         #expect(capture.events.map { $0.event ?? $0.type.rawValue } == ["Order Completed"])
-        #expect(reports.all.current.allSatisfy { $0.action == .blocked })
+        #expect(reports.all.current.allSatisfy { $0.action == .block })
         #expect((await analytics.getDebugInfo()).stats.dropped[.trackingPlan] == 4)
         await analytics.shutdown()
     }

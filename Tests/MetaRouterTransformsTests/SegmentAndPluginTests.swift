@@ -164,7 +164,7 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
             try TransformPlugin.replace(in: analytics, named: "live", with: version(number))
             while tracked.current < (number - 1) * 400 { await Task.yield() }
         }
-        #expect(throws: RuleParseError.self) { try TransformPlugin.replace(in: analytics, named: "live", with: "rule { set = }") }
+        #expect(throws: RuleLoadError.self) { try TransformPlugin.replace(in: analytics, named: "live", with: "rule { set = }") }
         try TransformPlugin.replace(in: analytics, named: "live", with: version(3))
         await producer.value
         await analytics.settle()

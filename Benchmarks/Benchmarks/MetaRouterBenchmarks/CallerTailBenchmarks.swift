@@ -1,9 +1,8 @@
 @preconcurrency import Benchmark
 import Foundation
+@_spi(Benchmarks) import MetaRouter
 import MetaRouterCore
 import MetaRouterDelivery
-import MetaRouterIdentity
-import MetaRouterContext
 
 /// The caller's cost in the shape issue #34 measures peers in: 100,000 `track` calls unpaced
 /// (the executor never gets a pause to catch up), each with a fresh six-key dictionary that

@@ -1,9 +1,8 @@
 @preconcurrency import Benchmark
 import Foundation
+@_spi(Benchmarks) import MetaRouter
 import MetaRouterCore
 import MetaRouterDelivery
-import MetaRouterContext
-import MetaRouterIdentity
 
 /// Peak resident memory while a backlog is delivered, in issue #34's shape: 100,000 `track`
 /// calls unpaced, each with a fresh six-key dictionary holding a nested object, delivered over
@@ -29,9 +28,9 @@ func registerDeliveryMemoryBenchmarks() {
         ) { benchmark in
             withCollector { collector, directory in
                 let total = 100_000
-                let destination = MetaRouterDestination.make(options: peakOptions(host: collector.url, disk: disk ? directory : nil, total: total))
+                let destination = peakDestination(host: collector.url, disk: disk ? directory : nil, total: total)
                 let started = StartedEvents()
-                let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [started, IdentityPlugin(), ContextPlugin(), destination])
+                let client = BenchmarkPipeline(before: [started], after: [destination])
                 runBlocking { await client.settle() }
                 guard let stats = benchmarkStatsReader(of: destination) else { return }
                 let start = DispatchTime.now().uptimeNanoseconds
@@ -62,10 +61,8 @@ func registerDeliveryMemoryBenchmarks() {
         withCollector { collector, directory in
             let total = 100_000
             // The backlog: stored while every request is answered 503, then the client shut down.
-            var down = peakOptions(host: collector.url, disk: directory, total: total)
-            down.transport = InMemoryTransport(failureRate: 1)
-            let writer = AnalyticsClient(
-                configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), MetaRouterDestination.make(options: down)])
+            let down = peakDestination(host: collector.url, disk: directory, total: total, transport: InMemoryTransport(failureRate: 1))
+            let writer = BenchmarkPipeline(after: [down])
             for index in 0..<total {
                 writer.track("Product Viewed", properties: nestedProperties(index))
                 if index % 1000 == 999 { runBlocking { await writer.settle() } }
@@ -75,8 +72,8 @@ func registerDeliveryMemoryBenchmarks() {
             // Measured from the next client's start: opening the log (recovery) and delivering.
             let start = DispatchTime.now().uptimeNanoseconds
             benchmark.startMeasurement()
-            let destination = MetaRouterDestination.make(options: peakOptions(host: collector.url, disk: directory, total: total))
-            let client = AnalyticsClient(configuration: benchConfiguration(), plugins: [IdentityPlugin(), ContextPlugin(), destination])
+            let destination = peakDestination(host: collector.url, disk: directory, total: total)
+            let client = BenchmarkPipeline(after: [destination])
             runBlocking { await client.settle() }
             guard let stats = benchmarkStatsReader(of: destination) else { return }
             deliverAll(total, client: client, stats: stats, benchmark: benchmark, since: start)
@@ -89,7 +86,7 @@ func registerDeliveryMemoryBenchmarks() {
 /// Waits until `total` events have left (sent, or dropped for good), ends the measurement and
 /// reports the delivery rate since `start` (`DispatchTime` nanoseconds).
 private func deliverAll(
-    _ total: Int, client: AnalyticsClient, stats: @escaping @Sendable () -> DeliveryStats, benchmark: Benchmark, since start: UInt64
+    _ total: Int, client: BenchmarkPipeline, stats: @escaping @Sendable () -> DeliveryStats, benchmark: Benchmark, since start: UInt64
 ) {
     runBlocking {
         while stats().sent + stats().dropped.values.reduce(0, +) < total { await client.flushAndWait() }
@@ -109,17 +106,8 @@ private func nestedProperties(_ index: Int) -> [String: Any] {
 
 /// Delivery to `host` in batches of 100, with room for `total` events, through the disk log in
 /// `disk` when there is one.
-private func peakOptions(host: URL, disk: URL?, total: Int) -> MetaRouterDestination.Options {
-    var options = MetaRouterDestination.Options(ingestionHost: host)
-    options.upload.flushAt = 100
-    options.upload.maxQueueEvents = total
-    if let disk {
-        var log = DiskLogOptions(directory: disk)
-        log.maxEvents = total
-        log.maxBytes = 1 << 30
-        options.disk = log
-    }
-    return options
+private func peakDestination(host: URL, disk: URL?, total: Int, transport: (any HTTPTransport)? = nil) -> any DestinationPlugin {
+    BenchmarkPipeline.destination(host: host, transport: transport, flushAt: 100, maxQueueEvents: total, disk: disk)
 }
 
 /// Counts the events the executor has started on: the first plugin of the timeline.

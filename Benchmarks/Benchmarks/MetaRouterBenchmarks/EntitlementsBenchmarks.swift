@@ -13,7 +13,6 @@ func registerEntitlementsBenchmarks() {
             defer { try? FileManager.default.removeItem(at: directory) }
             var options = InitOptions(writeKey: "bench-entitlements-\(UUID())", ingestionHost: "https://bench.invalid", flushIntervalSeconds: 3600)
             options.storageDirectory = directory
-            options.keyValueStore = InMemoryKeyValueStore()
             options.transport = InMemoryTransport()
             options.maxDiskEvents = 0
             options.entitlements = EntitlementOptions(source: FixedEntitlements())

@@ -6,7 +6,7 @@ import Foundation
 func benchmarkEventJSONBytes(_ event: Event) -> [UInt8] { benchmarkHooks().eventJSONBytes(event) }
 func benchmarkAdvertisingIDPlugin() -> any Plugin { benchmarkHooks().advertisingIDPlugin() }
 func benchmarkScrubber() -> any Plugin { benchmarkHooks().scrubber() }
-func benchmarkBreadcrumbs(capacity: Int, crashDirectory: URL?) -> (plugin: any EventPlugin, add: (Breadcrumb) -> Void) {
+func benchmarkBreadcrumbs(capacity: Int, crashDirectory: URL?) -> (plugin: any Plugin, add: (Breadcrumb) -> Void) {
     benchmarkHooks().breadcrumbs(capacity, crashDirectory)
 }
 func benchmarkGzip(_ body: Data) -> Data? { benchmarkHooks().gzipOnce(body) }

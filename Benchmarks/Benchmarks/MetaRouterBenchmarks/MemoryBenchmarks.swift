@@ -1,6 +1,6 @@
 @preconcurrency import Benchmark
 import Foundation
-import MetaRouter
+@_spi(Benchmarks) import MetaRouter
 import MetaRouterDelivery
 
 /// Memory per queued event, disk log on and off.

@@ -11,13 +11,8 @@ private func fiveProperties() -> [String: Any] {
     ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "category": "footwear"]
 }
 
-func timelineClient(capture: CapturingDestination) -> AnalyticsClient {
-    var configuration = Configuration(
-        writeKey: "bench", logger: AnalyticsLogger(minimumLevel: .error),
-        application: ApplicationInfo(name: "bench", version: "1.0", build: "1"))
-    configuration.maxPendingEvents = .max
-    return AnalyticsClient(
-        configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), benchmarkAdvertisingIDPlugin(), capture])
+func timelineClient(capture: CapturingDestination) -> BenchmarkPipeline {
+    BenchmarkPipeline(after: [benchmarkAdvertisingIDPlugin(), capture], application: ApplicationInfo(name: "bench", version: "1.0", build: "1"))
 }
 
 /// Twenty rules of the usual kinds.
@@ -40,28 +35,10 @@ private func sampleEventPayload() -> [UInt8] {
 
 /// A client with identity, context and the MetaRouter destination (disk log on, unless
 /// `disk` is false) over `transport`, in a fresh directory under the temporary directory.
-func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) -> (AnalyticsClient, any DestinationPlugin) {
-    var options = MetaRouterDestination.Options(ingestionHost: URL(string: "https://bench.invalid")!)
-    options.transport = transport
-    options.upload.maxQueueEvents = 1_000_000
-    options.upload.flushAt = 100
-    if disk {
-        var log = DiskLogOptions(directory: directory)
-        log.maxEvents = 1_000_000
-        log.maxBytes = 1 << 30
-        options.disk = log
-    }
-    let destination = MetaRouterDestination.make(options: options)
-    let configuration = benchConfiguration()
-    return (AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination]), destination)
-}
-
-/// The benchmarks' producers outrun the executor on purpose (100k calls in a tenth of a
-/// second): the ingress bound is lifted so that no call is dropped and every rate counts them all.
-func benchConfiguration() -> Configuration {
-    var configuration = Configuration(writeKey: "bench", logger: AnalyticsLogger(minimumLevel: .error))
-    configuration.maxPendingEvents = .max
-    return configuration
+func deliveryClient(transport: any HTTPTransport, disk: Bool, directory: URL) -> (BenchmarkPipeline, any DestinationPlugin) {
+    let destination = BenchmarkPipeline.destination(
+        host: URL(string: "https://bench.invalid")!, transport: transport, flushAt: 100, maxQueueEvents: 1_000_000, disk: disk ? directory : nil)
+    return (BenchmarkPipeline(after: [destination]), destination)
 }
 
 func benchDirectory() -> URL {
@@ -350,13 +327,8 @@ private func delivery(toNativeCollector native: Bool, gzip: Bool) {
             collector = (started.url, started.stop)
         }
         defer { collector.stop() }
-        var options = MetaRouterDestination.Options(ingestionHost: collector.url)
-        options.upload.flushAt = 100
-        options.upload.maxQueueEvents = 100_000
-        options.upload.gzip = gzip
-        let destination = MetaRouterDestination.make(options: options)
-        let configuration = benchConfiguration()
-        let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), destination])
+        let destination = BenchmarkPipeline.destination(host: collector.url, flushAt: 100, maxQueueEvents: 100_000, gzip: gzip)
+        let client = BenchmarkPipeline(after: [destination])
         runBlocking { await client.settle() }
         guard let stats = benchmarkStatsReader(of: destination) else { return }
         let properties = fiveProperties()

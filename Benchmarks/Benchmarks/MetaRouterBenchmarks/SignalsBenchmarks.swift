@@ -11,7 +11,6 @@ func registerSignalsBenchmarks() {
         defer { try? FileManager.default.removeItem(at: directory) }
         var options = InitOptions(writeKey: "bench-signals-\(UUID())", ingestionHost: "https://bench.invalid", flushIntervalSeconds: 3600)
         options.storageDirectory = directory
-        options.keyValueStore = InMemoryKeyValueStore()
         options.transport = InMemoryTransport()
         options.maxDiskEvents = 0
         let rules = try? SignalGenerator.rules("""

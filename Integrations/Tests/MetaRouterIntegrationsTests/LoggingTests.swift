@@ -52,7 +52,6 @@ import Testing
         defer { directory.remove() }
         var options = InitOptions(writeKey: "logging-\(UUID())", ingestionHost: "http://127.0.0.1:9", flushIntervalSeconds: 3600)
         options.storageDirectory = directory.url
-        options.keyValueStore = InMemoryKeyValueStore()
         options.log(to: logger)
         #expect(!options.debug)
         let analytics = MetaRouter.Analytics.instance(for: options)

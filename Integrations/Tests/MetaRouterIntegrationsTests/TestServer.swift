@@ -30,7 +30,7 @@ final class TestServer: Sendable {
         router.post("/v1/batch") { request, _ -> Response in
             var request = request
             let body = try await request.collectBody(upTo: 50_000_000)
-            let batch = (try? JSONParser.parse(Array(body.readableBytesView)))?["batch"]?.arrayValue ?? []
+            let batch = (try? JSONDecoder().decode(JSON.self, from: Data(body.readableBytesView)))?["batch"]?.arrayValue ?? []
             holder.withLock { $0 }?.received.withLock { $0 += batch }
             return Response(status: .ok)
         }

@@ -46,7 +46,6 @@ import Testing
         defer { directory.remove() }
         var options = InitOptions(writeKey: "transport-\(UUID())", ingestionHost: server.baseURL.absoluteString, flushIntervalSeconds: 3600)
         options.storageDirectory = directory.url
-        options.keyValueStore = InMemoryKeyValueStore()
         options.transport = AsyncHTTPClientTransport()
         let analytics = MetaRouter.Analytics.instance(for: options)
         for index in 0..<250 { analytics.track("Event \(index)") }

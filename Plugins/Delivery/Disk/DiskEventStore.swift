@@ -2,19 +2,19 @@ import Foundation
 import MetaRouterCore
 
 /// Where and how much.
-public struct DiskLogOptions: Sendable {
+package struct DiskLogOptions: Sendable {
     /// The directory the log owns (created 0700).
-    public var directory: URL
+    package var directory: URL
     /// Events kept at most; the oldest go first.
-    public var maxEvents = Defaults.maxDiskEvents
+    package var maxEvents = Defaults.maxDiskEvents
     /// Bytes the log's files hold at most, plus one segment (a sixteenth of this, between
     /// 16 KiB and 1 MiB), while the pending batch is at most a quarter of a segment; the oldest
     /// events go first (`Docs/Persistence.md`).
-    public var maxBytes = Defaults.maxDiskBytes
+    package var maxBytes = Defaults.maxDiskBytes
     /// Events that have been on this device longer than this — measured from when each was
     /// written to the log, not by its timestamp, and not by the wall clock alone — are
     /// dropped when the log is opened.
-    public var maxAge = Defaults.maxDiskAgeSeconds
+    package var maxAge = Defaults.maxDiskAgeSeconds
     /// A new segment is started once the active one is this large: a sixteenth of
     /// ``maxBytes`` (16 KiB to 1 MiB) unless set.
     package var segmentBytes: Int {
@@ -38,7 +38,7 @@ public struct DiskLogOptions: Sendable {
     /// Options for `directory` with the defaults.
     ///
     /// - Parameter directory: The directory the log's files live in; the log deletes only files it created.
-    public init(directory: URL) { self.directory = directory }
+    package init(directory: URL) { self.directory = directory }
 }
 
 /// The durable queue: an append-only log of checksummed records in segment files, so no event

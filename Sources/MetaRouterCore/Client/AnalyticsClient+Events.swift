@@ -7,7 +7,7 @@ extension AnalyticsClient {
     ///   - name: The action's name.
     ///   - properties: JSON-compatible values; one that is not is reported and dropped.
     ///   - options: Per-call identity, context, timestamp or destinations.
-    public func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
+    package func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsEventName(name) else { return }
         admit(events.trackCommand(name, properties: properties, options: options), type: .track)
     }
@@ -28,7 +28,7 @@ extension AnalyticsClient {
     ///   - userId: The user's id.
     ///   - traits: JSON-compatible traits.
     ///   - options: Per-call identity, context or timestamp.
-    public func identify(_ userId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
+    package func identify(_ userId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsIdentifier(userId, call: "identify") else { return }
         process(events.identify(userId, traits: traits, options: options))
     }
@@ -49,7 +49,7 @@ extension AnalyticsClient {
     ///   - name: The screen's name.
     ///   - properties: JSON-compatible properties.
     ///   - options: Per-call identity, context or timestamp.
-    public func screen(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
+    package func screen(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         process(events.view(.screen, name, properties: properties, options: options))
     }
 
@@ -68,7 +68,7 @@ extension AnalyticsClient {
     ///   - name: The page's name.
     ///   - properties: JSON-compatible properties.
     ///   - options: Per-call identity, context or timestamp.
-    public func page(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
+    package func page(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         process(events.view(.page, name, properties: properties, options: options))
     }
 
@@ -87,7 +87,7 @@ extension AnalyticsClient {
     ///   - groupId: The group's id.
     ///   - traits: JSON-compatible traits.
     ///   - options: Per-call identity, context or timestamp.
-    public func group(_ groupId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
+    package func group(_ groupId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsIdentifier(groupId, call: "group") else { return }
         process(events.group(groupId, traits: traits, options: options))
     }
@@ -108,7 +108,7 @@ extension AnalyticsClient {
     /// - Parameters:
     ///   - newUserId: The user's new id.
     ///   - options: Per-call identity, context or timestamp.
-    public func alias(_ newUserId: String, options: EventOptions? = nil) {
+    package func alias(_ newUserId: String, options: EventOptions? = nil) {
         guard acceptsIdentifier(newUserId, call: "alias") else { return }
         process(PreparedEvent(events.alias(newUserId, options: options)))
     }

@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 
 /// The engine of one analytics instance: an ordered ingress, a serial executor, and the
-/// timeline of plugins it runs every event through. The `MetaRouter` module wraps it in the
-/// seed API and wires the default plugins; plugins receive it in `configure(analytics:)`.
+/// timeline of plugins it runs every event through. Apps reach it through `Analytics`; a plugin
+/// receives it in ``Plugin/configure(analytics:)`` and may read its write key, log to its
+/// logger and send events of its own with ``process(_:)``.
 ///
 /// Every method may be called from any thread and returns at once; the work happens on the
 /// executor, in call order.
@@ -16,8 +17,12 @@ public final class AnalyticsClient: Sendable {
         var plugins: [PluginHandoff] = []
     }
 
-    /// The configuration every plugin can read.
-    public let configuration: Configuration
+    /// The configuration the built-ins read.
+    package let configuration: Configuration
+    /// The source's write key.
+    public var writeKey: String { configuration.writeKey }
+    /// Where this client logs; plugins log here too.
+    public var logger: AnalyticsLogger { configuration.logger }
     /// Builds events for this client (its clock and problem reporter).
     package let events: EventFactory
     /// Where this client's input problems are logged, counted and handed to
@@ -33,7 +38,7 @@ public final class AnalyticsClient: Sendable {
     /// - Parameters:
     ///   - configuration: The write key, logger, clock and storage.
     ///   - plugins: The pipeline, added in order before any call runs.
-    public init(configuration: Configuration, plugins: [any Plugin] = []) {
+    package init(configuration: Configuration, plugins: [any Plugin] = []) {
         ForkGuard.install()
         self.configuration = configuration
         inputProblems = InputProblemReporter(logger: configuration.logger, callback: configuration.onInvalidInput)
@@ -60,9 +65,6 @@ public final class AnalyticsClient: Sendable {
             }
         }
     }
-
-    /// The logger of this client.
-    package var logger: AnalyticsLogger { configuration.logger }
 
     /// Where the client is in its life.
     package var lifecycle: ClientLifecycle { status.withLock { $0.lifecycle } }
@@ -111,7 +113,7 @@ public final class AnalyticsClient: Sendable {
     /// it to come back to the executor from timers and network callbacks.
     ///
     /// - Parameter work: Gets the timeline, which must not leave the closure.
-    public func perform(_ work: @escaping @Sendable (Timeline) -> Void) {
+    package func perform(_ work: @escaping @Sendable (Timeline) -> Void) {
         if case .forked = executor.submit(.operation(work)) { noteForkedChild() }
     }
 
@@ -125,7 +127,7 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// Returns once everything submitted before this call has run through the timeline.
-    public func settle() async {
+    package func settle() async {
         guard !ForkGuard.isChild else { return noteForkedChild() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             executor.submit(.operation { _ in continuation.resume() })
@@ -142,7 +144,7 @@ public final class AnalyticsClient: Sendable {
     ///   - position: Where in its stage it goes.
     /// - Returns: `plugin`.
     @discardableResult
-    public func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
+    package func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
         let handoff = PluginHandoff(plugin)
         status.withLock { $0.plugins.append(handoff) }
         perform { $0.add(handoff.plugin, at: position) }
@@ -155,7 +157,7 @@ public final class AnalyticsClient: Sendable {
     ///   - plugin: The plugin.
     ///   - destinationKey: The destination's key.
     ///   - position: Where in the destination's timeline it goes.
-    public func add(plugin: any Plugin, toDestination destinationKey: String, at position: PluginPosition = .last) {
+    package func add(plugin: any Plugin, toDestination destinationKey: String, at position: PluginPosition = .last) {
         let handoff = PluginHandoff(plugin)
         perform { [logger] timeline in
             guard let destination = timeline.destination(key: destinationKey) else {
@@ -169,7 +171,7 @@ public final class AnalyticsClient: Sendable {
     /// Removes `plugin` from the timeline (it is shut down).
     ///
     /// - Parameter plugin: A plugin added before; it is shut down.
-    public func remove(plugin: any Plugin) {
+    package func remove(plugin: any Plugin) {
         let handoff = PluginHandoff(plugin)
         status.withLock { $0.plugins.removeAll { $0.plugin === plugin } }
         perform { $0.remove(handoff.plugin) }
@@ -185,12 +187,12 @@ public final class AnalyticsClient: Sendable {
     // MARK: Control
 
     /// Asks every plugin to deliver what it holds; covers every event submitted before.
-    public func flush() {
+    package func flush() {
         perform { $0.apply { $0.flush() } }
     }
 
     /// Flushes and returns once every destination's attempt has resolved.
-    public func flushAndWait() async {
+    package func flushAndWait() async {
         _ = await completeOnPlugins { plugin, done in
             if let completing = plugin as? any CompletingPlugin { completing.flush(completion: done) } else { plugin.flush(); done() }
         }
@@ -198,7 +200,7 @@ public final class AnalyticsClient: Sendable {
 
     /// Resets every plugin (identity regenerated, queues cleared). Events submitted before keep
     /// the old identity; events after carry the new one.
-    public func reset() {
+    package func reset() {
         guard !ForkGuard.isChild else { return noteForkedChild() }
         status.withLock {
             $0.pendingResets += 1
@@ -214,7 +216,7 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// Resets and returns once the reset has been applied.
-    public func resetAndWait() async {
+    package func resetAndWait() async {
         reset()
         await settle()
     }
@@ -229,7 +231,7 @@ public final class AnalyticsClient: Sendable {
     /// - Parameter timeout: Seconds to wait for the plugins.
     /// - Returns: Whether every plugin finished in time and every accepted event was delivered or written to disk.
     @discardableResult
-    public func shutdown(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
+    package func shutdown(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
         guard !ForkGuard.isChild else {
             noteForkedChild()
             return false

@@ -26,21 +26,21 @@ public struct ApplicationInfo: Sendable, Hashable {
     }
 }
 
-/// What every plugin of a client may read: the write key, where to log and persist, the clock
-/// and the host application.
-public struct Configuration: Sendable {
+/// What the built-in plugins of a client read: the write key, where to log and persist, the
+/// clock and the host application. The facade builds it from `InitOptions`.
+package struct Configuration: Sendable {
     /// The source's write key.
-    public var writeKey: String
+    package var writeKey: String
     /// Where log lines go.
-    public var logger: AnalyticsLogger
+    package var logger: AnalyticsLogger
     /// The time source for timestamps, timers and backoff.
-    public var clock: any AnalyticsClock
+    package var clock: any AnalyticsClock
     /// Small persisted values (identity).
-    public var storage: any KeyValueStore
+    package var storage: any KeyValueStore
     /// A directory owned by this client for files (the event log), or `nil` for none.
-    public var storageDirectory: URL?
+    package var storageDirectory: URL?
     /// The host application.
-    public var application: ApplicationInfo
+    package var application: ApplicationInfo
     /// When set, the client configures its plugins only once the gate reports protected data
     /// available; calls made before wait in memory, in order (iOS prewarming).
     package var protectedData: (any ProtectedDataGate)?
@@ -48,10 +48,10 @@ public struct Configuration: Sendable {
     /// events are dropped at the call and counted (`getDebugInfo().overflowedEvents`), with
     /// one log line per 10 s: callers that outrun the pipeline for good cannot grow the heap
     /// without bound. Operations (identify state, flush, reset) are never dropped.
-    public var maxPendingEvents = Defaults.maxPendingEvents
+    package var maxPendingEvents = Defaults.maxPendingEvents
     /// Called with every problem found in what callers pass (a dropped value, a dropped call),
     /// on the thread that found it: keep it short. See ``InputProblem``.
-    public var onInvalidInput: (@Sendable (InputProblem) -> Void)?
+    package var onInvalidInput: (@Sendable (InputProblem) -> Void)?
 
     /// Creates a configuration. Defaults suit tests: memory storage, no directory.
     ///
@@ -62,7 +62,7 @@ public struct Configuration: Sendable {
     ///   - storage: Where identity is persisted.
     ///   - storageDirectory: The directory the client's files go in.
     ///   - application: The host application's name and version.
-    public init(
+    package init(
         writeKey: String,
         logger: AnalyticsLogger = AnalyticsLogger(),
         clock: any AnalyticsClock = SystemClock(),

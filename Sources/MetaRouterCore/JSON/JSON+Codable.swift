@@ -1,7 +1,6 @@
 import Foundation
 
 extension JSON: Codable {
-    /// Decodes any JSON value, keeping integers exact.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -23,7 +22,6 @@ extension JSON: Codable {
         }
     }
 
-    /// Encodes the value as the matching JSON type.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -5,6 +5,10 @@ import Foundation
 /// Integers stay exact (no `Double` or `Decimal` round trip), so `19.99` is written as `19.99`
 /// and `9007199254740993` as `9007199254740993`. `NaN` and infinities are never stored: the
 /// conversion at the API boundary rejects them.
+///
+/// Literals build values (`["sku": "A-1", "price": 19.99]`; a repeated key keeps its last
+/// value), `Codable` reads and writes any JSON value (integers kept exact), and `description`
+/// is the compact JSON text with keys sorted.
 public enum JSON: Sendable, Hashable {
     /// `null`.
     case null
@@ -87,23 +91,16 @@ extension JSON: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    /// A Boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    /// An integer.
     public init(integerLiteral value: Int64) { self = .int(value) }
-    /// A floating-point number.
     public init(floatLiteral value: Double) { self = .double(value) }
-    /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
-    /// An array.
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    /// An object; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSON)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
 
 extension JSON: CustomStringConvertible {
-    /// The compact JSON text, keys sorted.
     public var description: String { JSONWriter.string(self) }
 }

@@ -1,20 +1,20 @@
 import Foundation
 
 /// An error from ``JSONParser``, with the byte offset where reading stopped.
-public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Byte offset into the input.
-    public let offset: Int
+    package let offset: Int
     /// What was wrong there.
-    public let reason: String
+    package let reason: String
 
     /// A one-line description.
-    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+    package var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
 
 /// Reads JSON text into ``JSON`` values. Integers without a fraction or exponent become
 /// ``JSON/int(_:)`` (or ``JSON/uint(_:)`` above `Int64.max`); everything else numeric becomes
 /// ``JSON/double(_:)``.
-public struct JSONParser {
+package struct JSONParser {
     /// Nesting deeper than this is rejected rather than risking the stack.
     package static let maximumDepth = 128
 
@@ -28,7 +28,7 @@ public struct JSONParser {
     /// - Parameter text: The JSON text.
     /// - Returns: The value.
     /// - Throws: ``JSONParseError`` with the offset and the reason.
-    public static func parse(_ text: String) throws(JSONParseError) -> JSON {
+    package static func parse(_ text: String) throws(JSONParseError) -> JSON {
         try parse(Array(text.utf8))
     }
 
@@ -37,7 +37,7 @@ public struct JSONParser {
     /// - Parameter data: The JSON text.
     /// - Returns: The value.
     /// - Throws: ``JSONParseError`` with the offset and the reason.
-    public static func parse(_ data: Data) throws(JSONParseError) -> JSON {
+    package static func parse(_ data: Data) throws(JSONParseError) -> JSON {
         try parse([UInt8](data))
     }
 
@@ -46,7 +46,7 @@ public struct JSONParser {
     /// - Parameter bytes: The JSON text.
     /// - Returns: The value.
     /// - Throws: ``JSONParseError`` with the offset and the reason.
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
+    package static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
         var parser = JSONParser(bytes)
         let value = try parser.readValue(depth: 0)
         parser.skipWhitespace()

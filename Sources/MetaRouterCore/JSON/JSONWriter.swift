@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes ``JSON`` values as compact UTF-8 JSON text with object keys in sorted order, so the
 /// same value always produces the same bytes.
-public enum JSONWriter {
+package enum JSONWriter {
     /// The JSON text of `value`.
     package static func string(_ value: JSON) -> String {
         String(decoding: bytes(value), as: UTF8.self)
@@ -12,7 +12,7 @@ public enum JSONWriter {
     ///
     /// - Parameter value: The value.
     /// - Returns: Its JSON, UTF-8.
-    public static func bytes(_ value: JSON) -> [UInt8] {
+    package static func bytes(_ value: JSON) -> [UInt8] {
         ByteWriter.bytes(estimate: 256) { write(value, into: &$0) }
     }
 

@@ -62,9 +62,10 @@ extension Plugin {
     public func shutdown() {}
 }
 
-/// A plugin with one hook per event type. The default `execute(event:)` dispatches to them;
-/// each returns its event unchanged unless overridden.
-public protocol EventPlugin: Plugin {
+/// A built-in plugin with one hook per event type. The default `execute(event:)` dispatches to
+/// them; each returns its event unchanged unless overridden. Plugins of an app switch on
+/// `event.type` in `execute(event:)` instead.
+package protocol EventPlugin: Plugin {
     /// A track event.
     ///
     /// - Parameter event: A track event.
@@ -102,7 +103,7 @@ extension EventPlugin {
     ///
     /// - Parameter event: The event.
     /// - Returns: What the hook for its type returned.
-    public func execute(event: consuming Event) -> Event? {
+    package func execute(event: consuming Event) -> Event? {
         switch event.type {
         case .track: return track(event: event)
         case .identify: return identify(event: event)
@@ -117,38 +118,38 @@ extension EventPlugin {
     ///
     /// - Parameter event: A track event.
     /// - Returns: The event to pass on, or `nil` to drop it.
-    public func track(event: consuming Event) -> Event? { event }
+    package func track(event: consuming Event) -> Event? { event }
     /// Passes the event on.
     ///
     /// - Parameter event: An identify event.
     /// - Returns: The event to pass on, or `nil` to drop it.
-    public func identify(event: consuming Event) -> Event? { event }
+    package func identify(event: consuming Event) -> Event? { event }
     /// Passes the event on.
     ///
     /// - Parameter event: A screen event.
     /// - Returns: The event to pass on, or `nil` to drop it.
-    public func screen(event: consuming Event) -> Event? { event }
+    package func screen(event: consuming Event) -> Event? { event }
     /// Passes the event on.
     ///
     /// - Parameter event: A page event.
     /// - Returns: The event to pass on, or `nil` to drop it.
-    public func page(event: consuming Event) -> Event? { event }
+    package func page(event: consuming Event) -> Event? { event }
     /// Passes the event on.
     ///
     /// - Parameter event: A group event.
     /// - Returns: The event to pass on, or `nil` to drop it.
-    public func group(event: consuming Event) -> Event? { event }
+    package func group(event: consuming Event) -> Event? { event }
     /// Passes the event on.
     ///
     /// - Parameter event: An alias event.
     /// - Returns: The event to pass on, or `nil` to drop it.
-    public func alias(event: consuming Event) -> Event? { event }
+    package func alias(event: consuming Event) -> Event? { event }
 }
 
 /// A plugin that delivers events somewhere, with a sub-timeline of `before` / `enrichment` /
-/// `after` plugins that apply to this destination only. Its own `execute(event:)` (or the
-/// per-type hooks) does the delivery.
-public protocol DestinationPlugin: EventPlugin {
+/// `after` plugins that apply to this destination only. Its own `execute(event:)` does the
+/// delivery.
+public protocol DestinationPlugin: Plugin {
     /// A stable name, e.g. `"MetaRouter"`; rules and settings address the destination by it.
     var key: String { get }
     /// This destination's own plugins. Create it once: `let timeline = Timeline()`.
@@ -161,7 +162,7 @@ extension DestinationPlugin {
 
     /// Adds a plugin to this destination's sub-timeline at `position` within its stage. Call it
     /// before the destination joins a client, or from the executor
-    /// (``AnalyticsClient/perform(_:)``) afterwards; debug builds check that.
+    /// (`Analytics.perform(_:)`) afterwards; debug builds check that.
     ///
     /// - Parameters:
     ///   - plugin: The plugin, for this destination's events only.

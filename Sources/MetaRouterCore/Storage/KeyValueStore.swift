@@ -16,26 +16,26 @@ public protocol KeyValueStore: Sendable {
 }
 
 /// A store that lives in memory only: for tests, and for servers that keep no identity.
-public final class InMemoryKeyValueStore: KeyValueStore {
+package final class InMemoryKeyValueStore: KeyValueStore {
     private let values: Locked<[String: String]>
 
     /// A store holding `initial`.
     ///
     /// - Parameter initial: What the store holds to begin with.
-    public init(_ initial: [String: String] = [:]) { values = Locked(initial) }
+    package init(_ initial: [String: String] = [:]) { values = Locked(initial) }
 
     /// The stored string, or `nil`.
     ///
     /// - Parameter key: The key.
     /// - Returns: The stored string, if any.
-    public func string(forKey key: String) -> String? { values.withLock { $0[key] } }
+    package func string(forKey key: String) -> String? { values.withLock { $0[key] } }
 
     /// Stores or removes `value`.
     ///
     /// - Parameters:
     ///   - value: The string to store; `nil` removes the key.
     ///   - key: The key.
-    public func set(_ value: String?, forKey key: String) { values.withLock { $0[key] = value } }
+    package func set(_ value: String?, forKey key: String) { values.withLock { $0[key] = value } }
 
     /// Everything stored, for assertions.
     package var snapshot: [String: String] { values.current }

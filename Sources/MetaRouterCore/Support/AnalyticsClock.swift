@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// A scheduled piece of work that can be called off before it runs.
-public protocol ScheduledWork: Sendable {
+package protocol ScheduledWork: Sendable {
     /// Prevents the work from running if it has not started yet.
     func cancel()
 }
@@ -13,7 +13,7 @@ public protocol ScheduledWork: Sendable {
 /// Two readings: ``now()`` is the wall clock, which stamps events and may jump either way when
 /// the user or NTP sets it; ``uptime()`` only moves forward, at the pace of ``schedule(after:_:)``,
 /// and is what every wait (retry delays, the breaker's cooldown, the request watchdog) measures.
-public protocol AnalyticsClock: Sendable {
+package protocol AnalyticsClock: Sendable {
     /// The current wall-clock time.
     ///
     /// - Returns: The wall-clock time.
@@ -34,22 +34,22 @@ public protocol AnalyticsClock: Sendable {
 
 /// Wall-clock time with Dispatch timers: no run loop or main queue needed, so it works in a
 /// Linux server process.
-@usableFromInline package struct SystemClock: AnalyticsClock {
+package struct SystemClock: AnalyticsClock {
     private static let timerQueue = DispatchQueue(label: "io.metarouter.clock", qos: .utility)
 
     /// Creates the clock.
-    @usableFromInline package init() {}
+    package init() {}
 
     /// `Date()`.
-    @usableFromInline package func now() -> Date { Date() }
+    package func now() -> Date { Date() }
 
     /// Dispatch's monotonic clock, the one its timers run on.
-    @usableFromInline package func uptime() -> TimeInterval { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    package func uptime() -> TimeInterval { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// A one-shot Dispatch timer on a utility queue, with a tenth of its delay (at most 1 s) of
     /// leeway. Cancelling it releases `work` at once (a cancelled `asyncAfter` work item would
     /// keep it, and what it captured, until its deadline).
-    @usableFromInline package func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+    package func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let timer = DispatchSource.makeTimerSource(queue: Self.timerQueue)
         timer.setEventHandler {
             work()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How important a log line is.
+/// How important a log line is, ordered from `debug` to `error`.
 public enum LogLevel: Int, Sendable, Comparable {
     /// Detail for debugging; written only when debug logging is on.
     case debug
@@ -11,7 +11,6 @@ public enum LogLevel: Int, Sendable, Comparable {
     /// Something failed that the host should look at.
     case error
 
-    /// Orders levels from `debug` to `error`.
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -53,7 +52,7 @@ public final class AnalyticsLogger: Sendable {
     ///   - sink: Where lines go.
     ///   - minimumLevel: Lines below it are not formatted.
     ///   - instance: The name each line starts with, if any.
-    public init(sink: any LogSink = StandardErrorLogSink(), minimumLevel: LogLevel = .info, instance: String? = nil) {
+    package init(sink: any LogSink = StandardErrorLogSink(), minimumLevel: LogLevel = .info, instance: String? = nil) {
         self.sink = sink
         self.threshold = Locked(minimumLevel)
         self.instance = instance
@@ -66,7 +65,7 @@ public final class AnalyticsLogger: Sendable {
     }
 
     /// The lowest level currently written.
-    public var minimumLevel: LogLevel {
+    package var minimumLevel: LogLevel {
         get { threshold.current }
         set { threshold.withLock { $0 = newValue } }
     }

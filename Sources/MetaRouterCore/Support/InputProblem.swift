@@ -1,7 +1,8 @@
 import Foundation
 
 /// Something a call passed that the SDK could not use as given, with a stable code a team can
-/// count and alert on. The value (or the call) is dropped; the rest of the event is kept.
+/// count and alert on. The value (or the call) is dropped; the rest of the event is kept. It
+/// prints as `code: message`.
 public struct InputProblem: Sendable, Hashable, CustomStringConvertible {
     /// The stable codes, as the seed's SDK names them.
     public enum Code: String, Sendable, Hashable, CaseIterable {
@@ -38,7 +39,6 @@ public struct InputProblem: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `code: message`.
     public var description: String { "\(code.rawValue): \(message)" }
 }
 

@@ -33,7 +33,7 @@ public final class EntitlementServer: Sendable {
 
     /// The users of a file's text, or `nil` when it is not `{"users": {id: [keys]}}`.
     public static func users(in text: String) -> [String: [String]]? {
-        guard let users = (try? JSONParser.parse(text))?["users"]?.objectValue else { return nil }
+        guard let users = (try? JSONText.parse(text))?["users"]?.objectValue else { return nil }
         var table: [String: [String]] = [:]
         for (user, keys) in users {
             guard let list = keys.arrayValue?.compactMap(\.stringValue), list.count == keys.arrayValue?.count else { return nil }
@@ -75,7 +75,7 @@ public final class EntitlementServer: Sendable {
         let user = URLComponents(string: request.uri.description)?.queryItems?.first { $0.name == "userId" }?.value ?? ""
         let granted = state.withLockedValue { $0.granted[user] ?? [] }
         let keys = Set(users[user] ?? []).union(granted).sorted()
-        let body = JSONWriter.bytes(["entitlements": .array(keys.map(JSON.string))])
+        let body = JSONText.bytes(["entitlements": .array(keys.map(JSON.string))])
         let tag = RuleServer.etag(of: keys.joined(separator: "\n"))
         var headers = HTTPFields()
         headers[.eTag] = tag
@@ -86,7 +86,7 @@ public final class EntitlementServer: Sendable {
 
     private func purchase(_ request: Request, body: [UInt8]) -> Response {
         guard request.headers[.authorization]?.hasPrefix("Basic ") == true else { return Self.json(.unauthorized, "{}") }
-        guard let json = try? JSONParser.parse(body), let transaction = json["transactionId"]?.stringValue, !transaction.isEmpty else {
+        guard let json = try? JSONText.parse(body), let transaction = json["transactionId"]?.stringValue, !transaction.isEmpty else {
             return Self.json(.badRequest, #"{"error": "a transactionId is required"}"#)
         }
         let evidence = json["evidence"]?.stringValue ?? ""

@@ -87,7 +87,7 @@ public final class LocalCollector: Sendable {
     private func record(path: String, idempotencyKey: String?, body: [UInt8]) -> Response {
         let isBatch = path.hasSuffix("/v1/batch")
         let problems = isBatch ? WireValidator.problems(inBody: body) : behaviour.acceptAnyPath ? [] : ["unexpected path \(path)"]
-        let parsed = try? JSONParser.parse(body)
+        let parsed = try? JSONText.parse(body)
         let status = isBatch || behaviour.acceptAnyPath ? behaviour.status : 404
         let batch = ReceivedBatch(
             receivedAt: Date(), path: path, idempotencyKey: idempotencyKey, events: parsed?["batch"]?.arrayValue ?? [],

@@ -25,7 +25,7 @@ public enum PlanCodegen {
             guard url.pathExtension == "swift", url.lastPathComponent != "MetaRouterEvents.swift" else { continue }
             if let source = try? String(contentsOf: url, encoding: .utf8) { files.append(source) }
         }
-        let usage = try PlanUsage(plan: text, sources: files)
+        let usage = try EventsGenerator.usage(plan: text, sources: files)
         var lines = ["\(files.count) Swift files read"]
         for (title, names) in [("called", usage.called), ("never called", usage.neverCalled), ("not in the plan", usage.unplanned)] {
             lines.append("\(title) (\(names.count)):")

@@ -25,7 +25,7 @@ public enum RulesChecker {
 public enum EventLine {
     /// The event on `line`, or `nil` when it is not a JSON object of a known type.
     public static func event(from line: String) -> Event? {
-        guard var object = (try? JSONParser.parse(line))?.objectValue else { return nil }
+        guard var object = (try? JSONText.parse(line))?.objectValue else { return nil }
         let now = Date()
         if object["timestamp"] == nil { object["timestamp"] = JSON(timestamp: now) }
         if object["messageId"] == nil { object["messageId"] = .string("\(Int64(now.timeIntervalSince1970 * 1000))-\(UUID().uuidString)") }

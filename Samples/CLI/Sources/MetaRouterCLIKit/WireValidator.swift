@@ -27,7 +27,7 @@ public enum WireValidator {
 
     /// The problems of a request body, each naming the event index and field.
     public static func problems(inBody body: [UInt8], rules: Rules = .metaRouter) -> [String] {
-        guard let json = try? JSONParser.parse(body) else { return ["body is not JSON"] }
+        guard let json = try? JSONText.parse(body) else { return ["body is not JSON"] }
         return problems(in: json, rules: rules)
     }
 

@@ -55,6 +55,6 @@ final class JSONLWriter: Sendable {
     }
 
     func append(_ value: JSON) {
-        handle.withLockedValue { $0.write(Data(JSONWriter.bytes(value) + [UInt8(ascii: "\n")])) }
+        handle.withLockedValue { $0.write(Data(JSONText.bytes(value) + [UInt8(ascii: "\n")])) }
     }
 }

@@ -25,7 +25,7 @@ struct SendCommand: AsyncParsableCommand {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         var options = InitOptions(writeKey: writeKey, ingestionHost: host)
         options.defaultPlugins = [.context, .delivery]
-        options.keyValueStore = InMemoryKeyValueStore()
+        options.keyValueStore = NothingStored()
         options.logSink = PrefixedLogSink()
         let analytics = MetaRouter.Analytics.instance(for: options)
         if let error = await analytics.getDebugInfo().error { throw ValidationError(error) }
@@ -60,4 +60,10 @@ enum ProgressBar {
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
         FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
     }
+}
+
+/// Identity is off for `send` (each line carries its own ids), so nothing is kept between runs.
+private struct NothingStored: KeyValueStore {
+    func string(forKey key: String) -> String? { nil }
+    func set(_ value: String?, forKey key: String) {}
 }

@@ -12,13 +12,13 @@ import Testing
         var event = Event(type: .track, anonymousId: "a", event: "x", properties: [:], context: ["library": [:]])
         event.writeKey = "k"
         event.sentAt = Date()
-        let body = JSONWriter.bytes(["batch": [.object(event.jsonObject())]])
+        let body = JSONText.bytes(["batch": [.object(event.jsonObject())]])
         #expect(WireValidator.problems(inBody: body).isEmpty)
     }
 
     @Test func namesWhatIsWrong() {
         let body: JSON = ["batch": [["type": "track", "messageId": "abc", "timestamp": "yesterday", "context": "x"]], "extra": 1]
-        let problems = WireValidator.problems(inBody: JSONWriter.bytes(body))
+        let problems = WireValidator.problems(inBody: JSONText.bytes(body))
         #expect(problems.contains("unexpected envelope field \"extra\""))
         #expect(problems.contains("event 0: missing writeKey"))
         #expect(problems.contains("event 0: timestamp \"yesterday\" is not an ISO-8601 timestamp"))
@@ -90,7 +90,7 @@ import Testing
             explained.withLockedValue { $0.append(line) }
         }
         #expect(output.count == 3)
-        #expect(try JSONParser.parse(output[0])["properties"] == ["product_id": "A"])
+        #expect(try JSONText.parse(output[0])["properties"] == ["product_id": "A"])
         #expect(output[1] == "null")
         #expect(output[2] == "null")
         #expect(explained.withLockedValue { $0 }.contains { $0.hasPrefix("event 2:") && $0.hasSuffix("dropped") })
@@ -108,7 +108,7 @@ import Testing
             #"{"type": "track", "event": "Unknown"}"#,
             "not json",
         ])
-        let results = try lines.map { try JSONParser.parse($0) }
+        let results = try lines.map { try JSONText.parse($0) }
         #expect(results.map { $0["valid"] } == [true, false, false, false])
         #expect(results[0]["line"] == 1)
         #expect(results[0]["event"] == "Signed Up")

@@ -59,7 +59,7 @@ import Testing
 
         collect.terminate()
         collect.waitUntilExit()
-        let arrived = try String(contentsOf: received, encoding: .utf8).split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        let arrived = try String(contentsOf: received, encoding: .utf8).split(separator: "\n").map { try JSONText.parse(String($0)) }
         #expect(arrived.compactMap { $0["properties"]?["n"]?.int64Value } == (0..<250).map(Int64.init))
         #expect(arrived.allSatisfy { $0["writeKey"] == "wk-cli-e2e" && $0["userId"] == "user-7" && $0["event"] == "Order Completed" })
         let log = try String(contentsOf: collectOutput, encoding: .utf8)

@@ -18,7 +18,6 @@ import Testing
 
         var options = InitOptions(writeKey: "cli-entitlements", ingestionHost: url.absoluteString, flushIntervalSeconds: 3600)
         options.storageDirectory = directory.appendingPathComponent("sdk")
-        options.keyValueStore = InMemoryKeyValueStore()
         options.entitlements = EntitlementOptions()
         let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.identify("user-42")

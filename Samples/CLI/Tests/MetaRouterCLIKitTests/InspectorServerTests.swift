@@ -19,7 +19,6 @@ import Testing
 
         var options = InitOptions(writeKey: "inspect-test-key", ingestionHost: url.absoluteString, flushIntervalSeconds: 3600)
         options.storageDirectory = directory
-        options.keyValueStore = InMemoryKeyValueStore()
         options.gzipRequests = true
         let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.track("Viewed", properties: ["sku": "A"])

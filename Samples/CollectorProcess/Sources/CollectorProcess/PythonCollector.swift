@@ -40,7 +40,7 @@ public final class PythonCollector: @unchecked Sendable {  // immutable after in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
             }.resume()
         }
-        return try JSONParser.parse(data)["requests"]?.arrayValue ?? []
+        return try JSONDecoder().decode(JSON.self, from: data)["requests"]?.arrayValue ?? []
     }
 
     /// Stops the collector and waits for it to exit.

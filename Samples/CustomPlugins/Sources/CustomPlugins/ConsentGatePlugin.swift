@@ -30,7 +30,11 @@ public final class ConsentGatePlugin: Plugin {
     public var plugins: [any Plugin] { [self, advertisingFilter] }
 
     /// Changes consent in order with the calls around it.
-    public static func update(_ analytics: AnalyticsClient, granted: Set<ConsentCategory>) {
+    ///
+    /// - Parameters:
+    ///   - analytics: The instance the gate was added to.
+    ///   - granted: The categories granted from now on.
+    public static func update(_ analytics: Analytics, granted: Set<ConsentCategory>) {
         analytics.perform { $0.find(ConsentGatePlugin.self)?.granted = granted }
     }
 

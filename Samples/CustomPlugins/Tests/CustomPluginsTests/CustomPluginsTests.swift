@@ -7,52 +7,42 @@ import Testing
 
 private let idfa = "123E4567-E89B-12D3-A456-426614174000"
 
-private func client(_ plugins: [any Plugin]) -> AnalyticsClient {
-    AnalyticsClient(
-        configuration: Configuration(writeKey: "custom-plugins", logger: AnalyticsLogger(sink: RecordingLogSink()), storage: InMemoryKeyValueStore()),
-        plugins: [IdentityPlugin(), ContextPlugin(), AdvertisingIdStamp()] + plugins)
-}
-
-/// Writes the test IDFA where the facade's advertising-ID plugin puts one
-/// (`context.device.advertisingId`), for pipelines assembled without the facade.
-private final class AdvertisingIdStamp: Plugin {
-    let type = PluginType.enrichment
-
-    func execute(event: consuming Event) -> Event? {
-        var context = event.context
-        var device = context["device"]?.objectValue ?? [:]
-        device["advertisingId"] = .string(idfa)
-        context["device"] = .object(device)
-        event.context = context
-        return event
-    }
+/// A real instance with identity, context and the advertising ID (set to the test IDFA),
+/// `plugins` added after them, and `capture` as a destination.
+private func client(_ plugins: [any Plugin], capture: CapturingDestination) -> Analytics {
+    let analytics = Analytics.capturing(into: capture) { $0.defaultPlugins = [.identity, .context, .advertisingId] }
+    analytics.setAdvertisingId(idfa)
+    for plugin in plugins { analytics.add(plugin: plugin) }
+    return analytics
 }
 
 @Suite struct EnrichmentTests {
     @Test func appContextAndRenamesCompose() async {
         let capture = CapturingDestination()
         let analytics = client([AppContextPlugin(environment: "staging", experiments: ["checkout_v2": "treatment"]),
-                                PropertyRenamePlugin(["productId": "product_id"]), capture])
+                                PropertyRenamePlugin(["productId": "product_id"])], capture: capture)
         analytics.track("Product Viewed", properties: ["productId": "SKU-1", "price": 9.5])
-        await analytics.settle()
+        await analytics.performAndWait { _ in }
         let event = capture.events.first
         #expect(event?.properties == ["product_id": "SKU-1", "price": 9.5])
         #expect(event?.context["environment"] == "staging")
         #expect(event?.context["experiments"] == ["checkout_v2": "treatment"])
+        await analytics.shutdown()
     }
 
     @Test func consentGateDropsUntilGrantedInOrder() async {
         let capture = CapturingDestination()
-        let analytics = client(ConsentGatePlugin().plugins + [capture])
+        let analytics = client(ConsentGatePlugin().plugins, capture: capture)
         analytics.track("Before Consent")
         ConsentGatePlugin.update(analytics, granted: [.analytics])
         analytics.track("Analytics Only")
         ConsentGatePlugin.update(analytics, granted: [.analytics, .advertising])
         analytics.track("Everything")
-        await analytics.settle()
+        await analytics.performAndWait { _ in }
         #expect(capture.events.compactMap(\.event) == ["Analytics Only", "Everything"])
         #expect(capture.events[0].context["device"]?["advertisingId"] == nil)
         #expect(capture.events[1].context["device"]?["advertisingId"] == .string(idfa))
+        await analytics.shutdown()
     }
 }
 
@@ -64,11 +54,11 @@ private final class AdvertisingIdStamp: Plugin {
         let partner = CapturingDestination(key: "Partner")
         partner.add(plugin: StripAdvertisingIdPlugin())
         let capture = CapturingDestination()
-        let analytics = client([webhook, partner, capture])
+        let analytics = client([webhook, partner], capture: capture)
         analytics.identify("user-7")
         analytics.track("Order Completed", properties: ["total": 42])
         analytics.track("Order Shipped", properties: ["carrier": "dhl"])
-        await analytics.settle()
+        await analytics.performAndWait { _ in }
         await analytics.flushAndWait()
         let requests = try await collector.requests()
         #expect(requests.count == 1)
@@ -81,6 +71,7 @@ private final class AdvertisingIdStamp: Plugin {
         #expect(capture.events.last?.context["device"]?["advertisingId"] == .string(idfa))
         #expect(partner.events.count == 3)
         #expect(partner.events.allSatisfy { $0.context["device"]?["advertisingId"] == nil })
-        #expect(webhook.stats.sent == 2)
+        #expect(webhook.sent == 2)
+        await analytics.shutdown()
     }
 }

@@ -38,12 +38,9 @@ import FoundationNetworking
 @Sendable private func entitlementsDocSnippet3() async throws {
 
     func watchEntitlements(_ analytics: Analytics) {
-        analytics.onEntitlementsChange { change in
-            print("\(change.userId ?? "nobody"): \(change.old ?? []) → \(change.new ?? [])")
-        }
         Task {
-            for await change in analytics.entitlementChanges where change.new?.contains("pro") == true {
-                print("pro unlocked for", change.userId ?? "")
+            for await change in analytics.entitlementChanges {
+                print("\(change.userId ?? "nobody"): \(change.old ?? []) → \(change.new ?? [])")
             }
         }
     }

@@ -99,7 +99,7 @@ import FoundationNetworking
         options.entitlements = EntitlementOptions()
         let analytics = MetaRouter.Analytics.initialize(with: options)
         analytics.identify("user-42")   // blanks the previous user's set at the call
-        analytics.onEntitlementsChange { change in print(change.new ?? []) }
+        Task { for await change in analytics.entitlementChanges { print(change.new ?? []) } }
         return analytics
     }
 

@@ -56,7 +56,7 @@ public final class InspectorServer: Sendable {
             if let refused = access.refusal(change: request) { return InspectorAccess.forbidden(refused) }
             var request = request
             let body = try await request.collectBody(upTo: 4096)
-            let json = try? JSONParser.parse(Array(body.readableBytesView))
+            let json = try? JSONText.parse(Array(body.readableBytesView))
             guard let fault = json?["fault"]?.stringValue.flatMap(InspectorFault.init(rawValue:)) else {
                 return Self.json(["error": "fault must be one of 500, 429, 413, drop"], status: .badRequest)
             }
@@ -72,7 +72,7 @@ public final class InspectorServer: Sendable {
             if let refused = access.refusal(change: request) { return InspectorAccess.forbidden(refused) }
             var request = request
             let body = try await request.collectBody(upTo: 64 * 1024)
-            let text = (try? JSONParser.parse(Array(body.readableBytesView)))?["condition"]?.stringValue ?? ""
+            let text = (try? JSONText.parse(Array(body.readableBytesView)))?["condition"]?.stringValue ?? ""
             let compiled = EventAnalysis.condition(text)
             guard let test = compiled.test else { return Self.json(["error": .string(compiled.error ?? "does not compile")]) }
             let matches = store.events.filter { test($0["event"] ?? .null) }.compactMap { $0["seq"] }
@@ -115,7 +115,7 @@ public final class InspectorServer: Sendable {
             store.record(batch: batch, events: [], accepted: false) { _ in EventAnalysis() }
             return Response(status: .badRequest)
         }
-        let parsed = try? JSONParser.parse(body)
+        let parsed = try? JSONText.parse(body)
         let events = endpoint.events(in: parsed)
         batch["bytes"] = .int(Int64(body.count))
         batch["events"] = .int(Int64(events.count))
@@ -158,6 +158,6 @@ public final class InspectorServer: Sendable {
     private static func json(_ value: JSON, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(value))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSONText.bytes(value))))
     }
 }
