@@ -197,6 +197,31 @@ public struct InitOptions: Sendable {
         self.trackLifecycleEvents = trackLifecycleEvents
     }
 
+    /// The seed README's initializer, with the host as a URL.
+    ///
+    /// - Parameters:
+    ///   - writeKey: The source's write key.
+    ///   - ingestionHost: The ingestion cluster's base URL.
+    ///   - debug: Whether debug logging is on.
+    ///   - flushIntervalSeconds: Seconds between timed flushes.
+    ///   - maxQueueEvents: Events kept in memory at most.
+    ///   - maxDiskEvents: Events kept in the disk log at most (0: memory only).
+    ///   - trackLifecycleEvents: Whether the `Application …` events are sent.
+    public init(
+        writeKey: String,
+        ingestionHost: URL,
+        debug: Bool = false,
+        flushIntervalSeconds: Int = Defaults.flushIntervalSeconds,
+        maxQueueEvents: Int = Defaults.maxQueueEvents,
+        maxDiskEvents: Int = Defaults.maxDiskEvents,
+        trackLifecycleEvents: Bool = false
+    ) {
+        self.init(
+            writeKey: writeKey, ingestionHost: ingestionHost.absoluteString, debug: debug,
+            flushIntervalSeconds: flushIntervalSeconds, maxQueueEvents: maxQueueEvents,
+            maxDiskEvents: maxDiskEvents, trackLifecycleEvents: trackLifecycleEvents)
+    }
+
     /// The problems that make these options unusable, empty when they are valid.
     package func validationErrors() -> [String] {
         var errors: [String] = []

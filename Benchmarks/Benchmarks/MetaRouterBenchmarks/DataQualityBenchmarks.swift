@@ -47,7 +47,7 @@ func registerDataQualityBenchmarks() {
         let event = sampleEvent()
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations {
-            if index & 1 == 0 { add(crumb) } else { blackHole(plugin.track(event: event)) }
+            if index & 1 == 0 { add(crumb) } else { blackHole(plugin.execute(event: event)) }
         }
         benchmark.stopMeasurement()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouter
+import MetaRouterCLIKit
 import Testing
 
 /// The two commands a team uses together, as processes over real loopback HTTP: `metarouter
