@@ -45,7 +45,7 @@ package enum MetaRouterDestination {
 
         /// `{host}/v1/batch`, keeping a path prefix and trimming one trailing slash.
         package static func batchEndpoint(for host: URL) -> URL {
-            var text = host.absoluteString.trimmingCharacters(in: .whitespacesAndNewlines)
+            var text = host.absoluteString.trimmingBlanks()
             if text.hasSuffix("/") { text.removeLast() }
             return URL(string: text + "/v1/batch") ?? host.appendingPathComponent("v1/batch")
         }

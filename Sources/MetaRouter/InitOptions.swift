@@ -225,7 +225,7 @@ public struct InitOptions: Sendable {
     /// The problems that make these options unusable, empty when they are valid.
     package func validationErrors() -> [String] {
         var errors: [String] = []
-        if writeKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { errors.append("writeKey is empty") }
+        if writeKey.isBlank { errors.append("writeKey is empty") }
         if let url = hostURL {
             if url.scheme?.lowercased() == "http", !allowInsecureHTTP, !Self.isLoopback(url.host ?? "") {
                 errors.append(
@@ -260,9 +260,11 @@ public struct InitOptions: Sendable {
         StorageFiles.namespace(for: writeKey)
     }
 
-    /// Whether `host` names this machine: `localhost`, an address in `127.0.0.0/8`, or `::1`.
+    /// Whether `host` names this machine: `localhost`, an address in `127.0.0.0/8`, or `::1`
+    /// (bracketed or not).
     static func isLoopback(_ host: String) -> Bool {
-        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        var name = Substring(host.lowercased())
+        if name.hasPrefix("["), name.hasSuffix("]") { name = name.dropFirst().dropLast() }
         if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
@@ -271,7 +273,7 @@ public struct InitOptions: Sendable {
     /// The ingestion host as a URL: whitespace and one trailing slash trimmed; `nil` unless it
     /// is `http` or `https` with a host.
     package var hostURL: URL? {
-        var text = ingestionHost.trimmingCharacters(in: .whitespacesAndNewlines)
+        var text = ingestionHost.trimmingBlanks()
         if text.hasSuffix("/") { text.removeLast() }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty

@@ -91,6 +91,23 @@ import Testing
         #expect(store.unreadableRecords == 0)
     }
 
+    /// The index grows a chunk at a time and gives its room back once delivered, so what it
+    /// holds follows the queue instead of the largest power of two the queue ever passed.
+    @Test func theIndexGrowsByChunksAndShrinksOnceDelivered() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try open(directory.url) { $0.maxEvents = 100_000 }
+        let chunk = DiskEventStore.entryChunk
+        fill(store, 0..<(5 * chunk + 1))
+        #expect(store.entries.count == 5 * chunk + 1)
+        #expect(store.entries.capacity <= store.entries.count + chunk, "\(store.entries.capacity) slots for \(store.entries.count) entries")
+        let delivered = drain(store, batch: 100)
+        #expect(delivered.count == 5 * chunk + 1)
+        #expect(store.count == 0)
+        #expect(store.entries.capacity - store.entries.count <= 2 * chunk, "\(store.entries.capacity) slots for \(store.entries.count - store.head) queued")
+        store.close()
+    }
+
     @Test func evictedAndRemovedEventsAreReportedWhole() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -189,6 +189,9 @@ package final class DiskEventStore: EventStore {
                 storedMillis: deviceTime.millis(atUptime: clock.uptime()), messageId: event.messageId, payload: event.payload
             ).append(to: &buffer)
         }
+        // The index grows a chunk at a time, not by doubling: a doubled array of 32-byte
+        // entries held up to twice what the queue needs (42 bytes an event at 100k).
+        if entries.count == entries.capacity { entries.reserveCapacity(entries.count + Self.entryChunk) }
         entries.append(Entry(
             sequence: sequence, segment: segment, offset: start, length: Int32(size),
             payloadCount: Int32(clamping: event.payload.count), event: Self.resident(event)))
@@ -376,10 +379,17 @@ package final class DiskEventStore: EventStore {
         }
     }
 
+    /// Index entries the array grows by, and keeps spare at most once compacted (128 KiB).
+    static let entryChunk = 4_096
+
+    /// Drops the delivered entries ahead of `head` once they are most of the index, into an
+    /// array sized for what is left plus a chunk, so a queue that drained gives its memory back.
     func compactMemory() {
-        if head > 1024, head * 2 > entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
+        guard head > 1024, head * 2 > entries.count else { return }
+        var kept: [Entry] = []
+        kept.reserveCapacity(entries.count - head + Self.entryChunk)
+        kept.append(contentsOf: entries[head...])
+        entries = kept
+        head = 0
     }
 }

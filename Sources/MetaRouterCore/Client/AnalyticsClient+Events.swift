@@ -116,7 +116,7 @@ extension AnalyticsClient {
     /// An empty or blank id would be carried on every later event: it is refused with a log
     /// line, and the identity stays as it was.
     private func acceptsIdentifier(_ id: String, call: String) -> Bool {
-        guard Self.isBlank(id) else { return true }
+        guard id.isBlank else { return true }
         inputProblems.report(
             InputProblem(code: .emptyIdentifier, keyPath: call == "group" ? "groupId" : "userId",
                          message: "\(call) ignored: the id is empty; the current identity is kept"),
@@ -124,24 +124,9 @@ extension AnalyticsClient {
         return false
     }
 
-    /// Whether `text` is empty or only white space and zero-width spaces (what
-    /// `trimmingCharacters(in: .whitespacesAndNewlines)` removes on Linux), decided at the first
-    /// other character: this runs on the caller's thread for every call, where Foundation's
-    /// trimming cost a quarter of the call.
-    static func isBlank(_ text: String) -> Bool {
-        for scalar in text.unicodeScalars {
-            if scalar.isASCII {
-                guard scalar == " " || (0x09...0x0D).contains(scalar.value) else { return false }
-            } else if !scalar.properties.isWhitespace && scalar != "\u{200B}" {
-                return false
-            }
-        }
-        return true
-    }
-
     /// A track call needs a name: a blank one names nothing downstream.
     private func acceptsEventName(_ name: String) -> Bool {
-        guard Self.isBlank(name) else { return true }
+        guard name.isBlank else { return true }
         inputProblems.report(
             InputProblem(code: .missingEventName, keyPath: "event", message: "track ignored: the event name is empty"), call: "track")
         return false

@@ -110,8 +110,11 @@ package enum StorageFiles {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        // Sixteen hex digits by hand: the generic `String(_:radix:)` costs its first caller
+        // (an app's `initialize`) a pass over every conformance record in the process.
+        let digits = Array("0123456789abcdef".utf8)
+        let bytes = (0..<16).map { digits[Int((hash >> UInt64(60 - 4 * $0)) & 0xF)] }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func base() -> URL {

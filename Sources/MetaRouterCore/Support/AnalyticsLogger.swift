@@ -61,7 +61,9 @@ public final class AnalyticsLogger: Sendable {
 
     /// The label for the instance with `writeKey`: its last four characters, the rest left out.
     package static func instanceLabel(writeKey: String) -> String {
-        writeKey.count > 4 ? "…" + writeKey.suffix(4) : String(repeating: "*", count: writeKey.count)
+        // `String + String`, not `+` with a `Substring`: the generic one costs its first caller
+        // (an app's `initialize`) a pass over every conformance record in the process.
+        writeKey.count > 4 ? "…" + String(writeKey.suffix(4)) : String(repeating: "*", count: writeKey.count)
     }
 
     /// The lowest level currently written.
