@@ -1,9 +1,10 @@
 import Foundation
 import MetaRouterCore
 
-/// A destination that keeps every event it receives, for assertions. Read ``events`` from any
-/// thread after `await analytics.settle()`.
-public final class CapturingDestination: DestinationPlugin, @unchecked Sendable {  // captured events sit behind a lock; `timeline` is used only on the executor
+/// A destination that keeps every event it receives, for assertions. Read ``events`` after
+/// `await analytics.performAndWait { _ in }`. Like every plugin it is not `Sendable`: the
+/// instance it joined calls it on its executor, and ``events`` is read behind a lock.
+public final class CapturingDestination: DestinationPlugin {
     public let key: String
     public let timeline = Timeline()
     private let captured = Locked<[Event]>([])
