@@ -52,8 +52,9 @@ enum ClientFactory {
             sink: options.logSink ?? StandardErrorLogSink(), minimumLevel: options.debug ? .debug : .info,
             instance: AnalyticsLogger.instanceLabel(writeKey: options.writeKey))
         let clock = options.clock ?? SystemClock()
-        let errors = options.validationErrors()
-        guard errors.isEmpty, let host = options.hostURL else {
+        let host = options.hostURL
+        let errors = options.validationErrors(hostURL: host)
+        guard errors.isEmpty, let host else {
             let reason = "invalid options: " + errors.joined(separator: "; ")
             let client = AnalyticsClient(configuration: Configuration(writeKey: options.writeKey, logger: logger, clock: clock))
             client.disable(reason: reason)

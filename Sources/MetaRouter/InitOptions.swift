@@ -223,10 +223,14 @@ public struct InitOptions: Sendable {
     }
 
     /// The problems that make these options unusable, empty when they are valid.
-    package func validationErrors() -> [String] {
+    package func validationErrors() -> [String] { validationErrors(hostURL: hostURL) }
+
+    /// ``validationErrors()`` with the host already parsed (``hostURL``), so that `initialize`
+    /// parses it once.
+    package func validationErrors(hostURL url: URL?) -> [String] {
         var errors: [String] = []
         if writeKey.isBlank { errors.append("writeKey is empty") }
-        if let url = hostURL {
+        if let url {
             if url.scheme?.lowercased() == "http", !allowInsecureHTTP, !Self.isLoopback(url.host ?? "") {
                 errors.append(
                     "ingestionHost \"\(ingestionHost)\" uses plain http to a host that is not loopback; the write key would travel "

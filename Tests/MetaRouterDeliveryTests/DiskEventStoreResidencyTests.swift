@@ -93,7 +93,7 @@ import Testing
 
     /// The index grows by an eighth (at least a chunk) and gives its room back once delivered,
     /// so what it holds follows the queue instead of the largest power of two it ever passed.
-    @Test func theIndexGrowsByChunksAndShrinksOnceDelivered() throws {
+    @Test func theIndexGrowsByAnEighthAndShrinksOnceDelivered() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try open(directory.url) { $0.maxEvents = 100_000 }
