@@ -90,10 +90,15 @@ public final class AnalyticsClient: Sendable {
     }
 
     /// Submits an event's command and reports what refused it.
-    func admit(_ command: Command, type: EventType) {
-        switch executor.submit(command) {
+    func admit(_ command: Command, compacting: Bool = true, type: EventType) {
+        switch executor.submit(command, compacting: compacting) {
         case .accepted, .overflowed(report: nil):
             return
+        case .behind:
+            // The ingress is behind: the call waits packed (or, when its values cannot be
+            // packed, as it is).
+            guard case .track(let call) = command else { return }
+            admit(call.packed().map(Command.packedTrack) ?? command, compacting: false, type: type)
         case .refused:
             noteDroppedCall("\(type.rawValue) call")
         case .forked:
@@ -108,6 +113,10 @@ public final class AnalyticsClient: Sendable {
     /// Events dropped at the call because the ingress held `Configuration.maxPendingEvents`:
     /// the callers were outrunning the pipeline.
     package var overflowedEvents: Int { executor.overflowedEvents }
+
+    /// Track calls that waited with their values packed because the ingress was behind
+    /// (``PackedValues``).
+    package var packedCalls: Int { executor.packedCalls }
 
     /// Runs `work` on the executor, in order with the events submitted before it. Plugins use
     /// it to come back to the executor from timers and network callbacks.

@@ -8,15 +8,23 @@ package enum Command: Sendable {
     case event(PreparedEvent)
     /// A track call whose event is made on the executor, then run like ``event(_:)``.
     case track(TrackCall)
+    /// A track call made while the ingress was behind, its values packed at the call.
+    case packedTrack(PackedTrackCall)
     /// Work that runs on the executor with the timeline, in order with the events.
     case operation(@Sendable (Timeline) -> Void)
 
     /// Whether the command is an event (which the ingress bound counts and a refusal drops).
     var isEvent: Bool {
         switch self {
-        case .event, .track: return true
+        case .event, .track, .packedTrack: return true
         case .operation: return false
         }
+    }
+
+    /// Whether this is a track call with values that ``TrackCall/packed()`` could pack.
+    var hasValuesToPack: Bool {
+        if case .track(let call) = self { return call.values != nil }
+        return false
     }
 }
 
@@ -37,6 +45,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         /// Events refused because `pendingEvents` was at its limit, and their reports.
         var overflowed = 0
         var overflowReports = ReportThrottle(interval: PipelineExecutor.overflowReportInterval)
+        /// Track calls taken with their values packed (``Command/packedTrack(_:)``).
+        var packed = 0
         /// Work that runs ahead of the pending commands (see ``submitPromptly(_:)``).
         var prompt: [@Sendable (Timeline) -> Void] = []
         /// Idle, draining, pausing or held.
@@ -56,7 +66,17 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         /// Refused: this process is a `fork()` child, where the executor's thread does not
         /// exist (``ForkGuard``).
         case forked
+        /// Not taken yet: a track call with values arrived while ``compactionThreshold`` events
+        /// were waiting. The caller packs its values (``TrackCall/packed()``) and submits it
+        /// again.
+        case behind
     }
+
+    /// Events waiting in the ingress from which a track call's values are packed at the call
+    /// (``PackedValues``) instead of waiting as the caller's dictionaries: a burst that outruns
+    /// the executor then holds about 250 bytes a call instead of about 750. Below it, calls stay
+    /// as cheap as they can be; the memory they hold is bounded by it (under a megabyte).
+    static let compactionThreshold = 1_024
 
     /// Seconds between two reports of refused events.
     static let overflowReportInterval = 10.0
@@ -113,11 +133,13 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     }
 
     /// Appends a command and wakes the executor if it was idle; an event is refused when the
-    /// ingress already holds `maxPendingEvents` of them.
+    /// ingress already holds `maxPendingEvents` of them. With `compacting`, a track call with
+    /// values is handed back (``Admission/behind``) when ``compactionThreshold`` events wait.
     @discardableResult
-    func submit(_ command: Command) -> Admission {
+    func submit(_ command: Command, compacting: Bool = false) -> Admission {
         guard !ForkGuard.isChild else { return .forked }
         let isEvent = command.isEvent
+        let compactable = compacting && command.hasValuesToPack
         let (wake, admission) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission) in
             if isEvent {
                 guard !state.refusingEvents else { return (.none, .refused) }
@@ -126,7 +148,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                     let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
                     return (.none, .overflowed(report: state.overflowReports.add(1, at: uptime)))
                 }
+                if compactable, state.pendingEvents >= Self.compactionThreshold { return (.none, .behind) }
                 state.pendingEvents += 1
+                if case .packedTrack = command { state.packed += 1 }
             }
             state.pending.append(command)
             return (state.activity.submitted(urgent: !isEvent), .accepted)
@@ -143,6 +167,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
 
     /// Events refused so far because the ingress was full.
     var overflowedEvents: Int { ingress.withLock { $0.overflowed } }
+
+    /// Track calls taken so far with their values packed, behind a backlog.
+    var packedCalls: Int { ingress.withLock { $0.packed } }
 
     /// Appends work that runs ahead of the commands still waiting — at the latest after the
     /// next ``promptInterval`` of them — for work whose order with the calls does not matter:
@@ -229,6 +256,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                     switch consume command {
                     case .event(let prepared): timeline.process((consume prepared).resolved())
                     case .track(let call): timeline.process((consume call).resolved())
+                    case .packedTrack(let call): timeline.process((consume call).resolved())
                     case .operation(let work): work(timeline)
                     }
                 }
