@@ -9,6 +9,9 @@ extension AnalyticsClient {
     ///   - options: Per-call identity, context, timestamp or destinations.
     package func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsEventName(name) else { return }
+        if options == nil, let properties, executor.seemsBehind, let packed = events.packedTrack(name, properties: properties) {
+            return admit(.packedTrack(packed), compacting: false, type: .track)
+        }
         admit(events.trackCommand(name, properties: properties, options: options), type: .track)
     }
 

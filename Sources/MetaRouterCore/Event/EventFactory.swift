@@ -31,6 +31,13 @@ package struct EventFactory: Sendable {
         return .track(TrackCall(name: name, timestamp: clock.now(), values: properties, problems: problems))
     }
 
+    /// A track call without options with its values packed (``PackedValues``), for a call made
+    /// while the ingress is behind; `nil` when a value is of a kind not packed.
+    func packedTrack(_ name: String, properties: [String: Any]) -> PackedTrackCall? {
+        guard let packed = PackedValues.pack(properties) else { return nil }
+        return PackedTrackCall(name: name, timestamp: clock.now(), values: packed, problems: problems)
+    }
+
     /// `prepared`, a call's event made without values, with `values` (already converted) to
     /// merge into its properties or traits.
     func attaching(_ values: [String: JSON], to prepared: PreparedEvent, target: PreparedEvent.Target) -> PreparedEvent {

@@ -140,24 +140,30 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         guard !ForkGuard.isChild else { return .forked }
         let isEvent = command.isEvent
         let compactable = compacting && command.hasValuesToPack
-        let (wake, admission) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission) in
+        let (wake, admission, behind) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool) in
+            let behind = state.pendingEvents >= Self.compactionThreshold
             if isEvent {
-                guard !state.refusingEvents else { return (.none, .refused) }
+                guard !state.refusingEvents else { return (.none, .refused, behind) }
                 guard state.pendingEvents < maxPendingEvents else {
                     state.overflowed += 1
                     let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-                    return (.none, .overflowed(report: state.overflowReports.add(1, at: uptime)))
+                    return (.none, .overflowed(report: state.overflowReports.add(1, at: uptime)), behind)
                 }
-                if compactable, state.pendingEvents >= Self.compactionThreshold { return (.none, .behind) }
+                if compactable, behind { return (.none, .behind, behind) }
                 state.pendingEvents += 1
                 if case .packedTrack = command { state.packed += 1 }
             }
             state.pending.append(command)
-            return (state.activity.submitted(urgent: !isEvent), .accepted)
+            return (state.activity.submitted(urgent: !isEvent), .accepted, behind)
         }
         perform(wake)
+        if isEvent { BacklogHint.note(behind: behind, ObjectIdentifier(self)) }
         return admission
     }
+
+    /// Whether this thread's last event found the ingress behind (``BacklogHint``): a track
+    /// call then packs its values before it submits.
+    var seemsBehind: Bool { BacklogHint.isBehind(ObjectIdentifier(self)) }
 
     /// Refuses every event submitted from now on. The client's lifecycle check rides on the
     /// ingress lock this way, instead of taking a lock of its own on every call.
