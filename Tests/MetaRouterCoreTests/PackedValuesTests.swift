@@ -112,8 +112,8 @@ private struct PlainValueGenerator {
         #expect(PackedValues(bytes: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]).unpacked() == nil)
     }
 
-    /// Once ``PipelineExecutor/compactionThreshold`` events wait, a track call with values is
-    /// handed back to be packed; a call without values, and any other event, is taken as it is.
+    /// Once ``PipelineExecutor/compactionThreshold`` events wait, a track call is handed back to
+    /// be packed; any other event is taken as it is.
     @Test func theIngressHandsBackTrackCallsOnceItIsBehind() {
         let executor = PipelineExecutor(label: "packed-values-test", held: true)
         let factory = EventFactory(clock: SystemClock(), problems: InputProblemReporter(logger: AnalyticsLogger(sink: SilentSink())))
@@ -123,8 +123,8 @@ private struct PlainValueGenerator {
         }
         guard case .behind = executor.submit(call, compacting: true) else { Issue.record("not handed back"); return }
         guard case .accepted = executor.submit(call, compacting: false) else { Issue.record("refused without compacting"); return }
-        guard case .accepted = executor.submit(factory.trackCommand("Bare", properties: nil, options: nil), compacting: true) else {
-            Issue.record("a call without values was handed back")
+        guard case .accepted = executor.submit(.event(factory.track("Prepared", properties: ["sku": "A-1"], options: nil)), compacting: true) else {
+            Issue.record("an event that is not a track call was handed back")
             return
         }
         executor.release()
@@ -160,6 +160,37 @@ private struct PlainValueGenerator {
         #expect(burst.allSatisfy { $0.properties?["item"] == ["price": 1.5, "tags": ["x"]] && !$0.messageId.isEmpty })
         #expect(burst.last?.properties?["weight"] == nil)
         #expect(logs.messages.contains { $0.contains("properties.weight") })
+        await client.shutdown()
+    }
+
+    /// Four threads track at once while the executor is held, so the ingress goes behind under
+    /// them: each thread's calls arrive in its own order, none lost, packed or not.
+    @Test func threadsTrackingBehindABacklogKeepTheirOrder() async {
+        let gate = HoldingPlugin()
+        let capture = CapturingDestination()
+        let client = makeClient([gate, capture], writeKey: "packed-threads")
+        client.track("hold")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                gate.entered.wait()
+                done.resume()
+            }
+        }
+        let perThread = 1_500
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<perThread {
+                client.track("Threaded", properties: ["thread": thread, "index": index, "label": "a label over fifteen bytes long"])
+            }
+        }
+        #expect(client.packedCalls > 0)
+        gate.open.signal()
+        await client.settle()
+        let events = capture.events.filter { $0.event == "Threaded" }
+        #expect(events.count == 4 * perThread)
+        for thread in 0..<4 {
+            let indices = events.filter { $0.properties?["thread"] == .int(Int64(thread)) }.map { $0.properties?["index"] }
+            #expect(indices == (0..<perThread).map { JSON.int(Int64($0)) }, "thread \(thread)")
+        }
         await client.shutdown()
     }
 }

@@ -12,7 +12,7 @@ extension AnalyticsClient {
         if options == nil, let properties, executor.seemsBehind, let packed = events.packedTrack(name, properties: properties) {
             return admit(.packedTrack(packed), compacting: false, type: .track)
         }
-        admit(events.trackCommand(name, properties: properties, options: options), type: .track)
+        admit(events.trackCommand(name, properties: properties, options: options), compacting: properties != nil, type: .track)
     }
 
     /// Records a user action with typed properties (any `Encodable` that encodes as an object).

@@ -89,16 +89,17 @@ public final class AnalyticsClient: Sendable {
         admit(.event(prepared), type: prepared.event.type)
     }
 
-    /// Submits an event's command and reports what refused it.
-    func admit(_ command: Command, compacting: Bool = true, type: EventType) {
+    /// Submits an event's command and reports what refused it; `compacting` only for a track
+    /// call with values (``PipelineExecutor/submit(_:compacting:)``).
+    func admit(_ command: Command, compacting: Bool = false, type: EventType) {
         switch executor.submit(command, compacting: compacting) {
         case .accepted, .overflowed(report: nil):
             return
         case .behind:
             // The ingress is behind: the call waits packed (or, when its values cannot be
             // packed, as it is).
-            guard case .track(let call) = command else { return }
-            admit(call.packed().map(Command.packedTrack) ?? command, compacting: false, type: type)
+            guard case .track(let call) = command, let packed = call.packed() else { return admit(command, type: type) }
+            admit(.packedTrack(packed), type: type)
         case .refused:
             noteDroppedCall("\(type.rawValue) call")
         case .forked:

@@ -21,9 +21,9 @@ package enum Command: Sendable {
         }
     }
 
-    /// Whether this is a track call with values that ``TrackCall/packed()`` could pack.
-    var hasValuesToPack: Bool {
-        if case .track(let call) = self { return call.values != nil }
+    /// Whether this is a ``track(_:)`` call (its case alone: the payload is not copied).
+    var isTrackCall: Bool {
+        if case .track = self { return true }
         return false
     }
 }
@@ -133,13 +133,14 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     }
 
     /// Appends a command and wakes the executor if it was idle; an event is refused when the
-    /// ingress already holds `maxPendingEvents` of them. With `compacting`, a track call with
-    /// values is handed back (``Admission/behind``) when ``compactionThreshold`` events wait.
+    /// ingress already holds `maxPendingEvents` of them. With `compacting` — which the caller
+    /// passes only for a track call with values — a ``Command/track(_:)`` is handed back
+    /// (``Admission/behind``) when ``compactionThreshold`` events wait.
     @discardableResult
     func submit(_ command: Command, compacting: Bool = false) -> Admission {
         guard !ForkGuard.isChild else { return .forked }
         let isEvent = command.isEvent
-        let compactable = compacting && command.hasValuesToPack
+        let compactable = compacting && command.isTrackCall
         let (wake, admission, behind) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool) in
             let behind = state.pendingEvents >= Self.compactionThreshold
             if isEvent {
