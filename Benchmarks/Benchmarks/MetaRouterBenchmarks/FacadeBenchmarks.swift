@@ -70,7 +70,11 @@ private struct ProcessUsage {
 
     static func now() -> ProcessUsage {
         var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
         getrusage(RUSAGE_SELF, &usage)
+        #endif
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         return ProcessUsage(uptime: DispatchTime.now().uptimeNanoseconds, cpuSeconds: cpu, switches: usage.ru_nvcsw + usage.ru_nivcsw)
     }
