@@ -12,7 +12,7 @@ import Testing
     private typealias Entry = DiskEventStore.Entry
 
     private func entry(_ sequence: UInt64, segment: UInt64) -> Entry {
-        Entry(sequence: sequence, segment: segment, offset: Int(sequence % 1000), length: 40, payloadCount: 20, event: nil)
+        Entry(sequence: sequence, segment: segment, offset: Int(sequence % 1000), length: 40, payloadCount: 20)
     }
 
     @Test func keepsWhatAMapFromSequenceToRecordKeeps() {

@@ -1,11 +1,11 @@
 import MetaRouterCore
 
 extension DiskEventStore {
-    /// One queued event in the index: where its record is, and its bytes while resident. 32
-    /// bytes, as every queued event has one: segment ids stay below
-    /// ``SegmentFiles/maximumSegmentId`` and offsets below 4 GB (segments rotate at
-    /// ``Options/segmentBytes``; recovery reads none above ``SegmentFiles/maximumReadBytes``),
-    /// and the resident event is boxed, so only the few thousand resident ones pay for it.
+    /// One queued event in the index: where its record is. 24 bytes, as every queued event has
+    /// one: segment ids stay below ``SegmentFiles/maximumSegmentId`` and offsets below 4 GB
+    /// (segments rotate at ``Options/segmentBytes``; recovery reads none above
+    /// ``SegmentFiles/maximumReadBytes``). The few thousand events also kept in memory are in
+    /// ``DiskEventStore/residents``, by sequence number, not in their entries.
     struct Entry {
         let sequence: UInt64
         private var segmentId: UInt32
@@ -14,15 +14,13 @@ extension DiskEventStore {
         let length: Int32
         /// The event's encoded bytes (what the caps count).
         let payloadCount: Int32
-        private var resident: ResidentEvent?
 
-        init(sequence: UInt64, segment: UInt64, offset: Int, length: Int32, payloadCount: Int32, event: QueuedEvent?) {
+        init(sequence: UInt64, segment: UInt64, offset: Int, length: Int32, payloadCount: Int32) {
             self.sequence = sequence
             segmentId = UInt32(truncatingIfNeeded: segment)
             start = UInt32(truncatingIfNeeded: offset)
             self.length = length
             self.payloadCount = payloadCount
-            resident = event.map(ResidentEvent.init)
         }
 
         /// The segment the record is in.
@@ -37,17 +35,12 @@ extension DiskEventStore {
             get { Int(start) }
             set { start = UInt32(truncatingIfNeeded: newValue) }
         }
-
-        /// The event, while it is resident; `nil` once it lives only on disk.
-        var event: QueuedEvent? {
-            get { resident?.event }
-            set { resident = newValue.map(ResidentEvent.init) }
-        }
     }
 
-    /// A resident event, boxed so that an index entry without one costs a pointer.
-    final class ResidentEvent {
-        let event: QueuedEvent
-        init(_ event: QueuedEvent) { self.event = event }
+    /// Entries taken off the head of the queue, each with its event (kept in memory or read
+    /// back), in the same order.
+    struct Taken {
+        var entries: [Entry] = []
+        var events: [QueuedEvent] = []
     }
 }

@@ -42,7 +42,7 @@ extension DiskEventStore {
                 case .event(let sequence, _, let millis, _, let payload):
                     let entry = Entry(
                         sequence: sequence, segment: segment.id, offset: located.offset, length: Int32(located.length),
-                        payloadCount: Int32(clamping: payload.count), event: nil)
+                        payloadCount: Int32(clamping: payload.count))
                     found.add(entry, millis: millis)
                     nextSequence = max(nextSequence, sequence + 1)
                     previous.latestMillis = max(previous.latestMillis ?? millis, millis)
@@ -103,13 +103,8 @@ extension DiskEventStore {
             zip(sequences, entries).allSatisfy({ $0 == $1.sequence })
         else { return }
         let taken = takeFromHead(sequences.count)
-        guard taken.count == sequences.count else {
-            // Some could not be read back: the rest go back to the head and form a new batch.
-            entries.replaceSubrange(0..<head, with: taken)
-            head = 0
-            residentBytes += taken.reduce(0) { $0 + Int($1.payloadCount) }
-            return
-        }
-        pending = (PendingBatch(idempotencyKey: key, events: taken.compactMap(\.event)), taken)
+        // Some could not be read back: the rest go back to the head and form a new batch.
+        guard taken.entries.count == sequences.count else { return returnToHead(taken) }
+        pending = (PendingBatch(idempotencyKey: key, events: taken.events), taken.entries)
     }
 }

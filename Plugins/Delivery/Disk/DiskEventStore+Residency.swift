@@ -23,24 +23,26 @@ extension DiskEventStore {
         return kept
     }
 
-    /// Takes `count` entries off the head, each with its event in memory. Entries whose
-    /// records cannot be read back are dropped from the log, counted and logged.
-    func takeFromHead(_ count: Int) -> [Entry] {
-        guard count > 0 else { return [] }
-        var taken: [Entry] = []
-        taken.reserveCapacity(count)
+    /// Takes `count` entries off the head, each with its event (from ``residents`` or read back).
+    /// Entries whose records cannot be read back are dropped from the log, counted and logged.
+    func takeFromHead(_ count: Int) -> Taken {
+        guard count > 0 else { return Taken() }
+        var taken = Taken()
+        taken.entries.reserveCapacity(count)
+        taken.events.reserveCapacity(count)
         var unreadable: [Entry] = []
         for index in head..<(head + count) {
-            var entry = entries[index]
-            if entry.event != nil {
+            let entry = entries[index]
+            if let event = residents.removeValue(forKey: entry.sequence) {
                 residentBytes -= Int(entry.payloadCount)
+                taken.events.append(event)
             } else if let event = readBack(entry) {
-                entry.event = event
+                taken.events.append(event)
             } else {
                 unreadable.append(entry)
                 continue
             }
-            taken.append(entry)
+            taken.entries.append(entry)
         }
         head += count
         if !unreadable.isEmpty {
@@ -49,6 +51,17 @@ extension DiskEventStore {
             logger?.error("sdk.event_log_unreadable_records: event log: \(unreadable.count) queued event(s) could not be read back from disk and were dropped")
         }
         return taken
+    }
+
+    /// Puts taken entries back at the head, their events resident again: a batch released for
+    /// another try, or one recovery could not restore whole.
+    func returnToHead(_ taken: Taken) {
+        entries.replaceSubrange(0..<head, with: taken.entries)
+        head = 0
+        for (entry, event) in zip(taken.entries, taken.events) {
+            residents[entry.sequence] = event
+            residentBytes += Int(entry.payloadCount)
+        }
     }
 
     /// After a commit wrote the buffer at `base` of the active segment: the records it held
@@ -72,10 +85,15 @@ extension DiskEventStore {
     /// resident. Stops at the first event already spilled: older ones are nearer the head.
     func spillBeyondBudget() {
         var index = entries.count - 1
-        while residentBytes > options.residentBytes, index >= head, entries[index].event != nil {
-            entries[index].event = nil
+        while residentBytes > options.residentBytes, index >= head, residents.removeValue(forKey: entries[index].sequence) != nil {
             residentBytes -= Int(entries[index].payloadCount)
             index -= 1
+        }
+        // A fault keeps every event resident; once they are spilled, the table's room goes too.
+        if residents.capacity > 4 * max(residents.count, Self.entryChunk) {
+            var smaller = [UInt64: QueuedEvent](minimumCapacity: residents.count)
+            for (sequence, event) in residents { smaller[sequence] = event }
+            residents = smaller
         }
     }
 

@@ -103,7 +103,9 @@ extension DiskEventStore {
         }
         try startSegment()
         var pendingEntries = pending?.entries ?? []
-        let moved = try rewrite(pendingEntries.indices, of: &pendingEntries) + rewrite(head..<entries.count, of: &entries)
+        let pendingEvents = pending?.batch.events ?? []
+        let moved = try rewrite(pendingEntries.indices, of: &pendingEntries) { index, _ in pendingEvents[index] }
+            + rewrite(head..<entries.count, of: &entries) { [self] _, entry in residents[entry.sequence] }
         if let current = pending {
             pending = (current.batch, pendingEntries)
             try files.append(LogRecord.batch(key: current.batch.idempotencyKey, ranges: LogRecord.ranges(pendingEntries.map(\.sequence))).encoded())
@@ -129,7 +131,7 @@ extension DiskEventStore {
         guard !fromPending.isEmpty, (liveBySegment[oldest.id] ?? 0) == fromPending.count,
             fromPending.reduce(0, { $0 + Int(pendingEntries[$1].length) }) <= options.segmentBytes / 4
         else { return }
-        let moved = try rewrite(fromPending, of: &pendingEntries)
+        let moved = try rewrite(fromPending, of: &pendingEntries) { index, _ in current.batch.events[index] }
         pending = (current.batch, pendingEntries)
         try files.append(LogRecord.batch(key: current.batch.idempotencyKey, ranges: LogRecord.ranges(pendingEntries.map(\.sequence))).encoded())
         liveBySegment[oldest.id] = 0
@@ -166,15 +168,17 @@ extension DiskEventStore {
     }
 
     /// Appends fresh records for `list[indices]` to the active segment, in one write, and points
-    /// the entries at them. An event that cannot be read back is dropped (counted and logged).
-    /// Returns how many were written.
-    private func rewrite<Indices: Sequence<Int>>(_ indices: Indices, of list: inout [Entry]) throws -> Int {
+    /// the entries at them. Each event is `resident(index, entry)` or read back; one that cannot
+    /// be read back is dropped (counted and logged). Returns how many were written.
+    private func rewrite<Indices: Sequence<Int>>(
+        _ indices: Indices, of list: inout [Entry], resident: (Int, Entry) -> QueuedEvent?
+    ) throws -> Int {
         var bytes: [UInt8] = []
         var placed: [(index: Int, offset: Int, length: Int)] = []
         var unreadable: [Int] = []
         let stored = deviceTime.millis(atUptime: clock.uptime())
         for index in indices {
-            guard let event = list[index].event ?? readBack(list[index]) else {
+            guard let event = resident(index, list[index]) ?? readBack(list[index]) else {
                 unreadable.append(index)
                 continue
             }

@@ -55,7 +55,7 @@ package struct DiskLogOptions: Sendable {
 ///   applied oldest first, and the survivors stay where they are on disk; new records go to a
 ///   fresh segment.
 /// - Segments whose events are all gone are deleted; only files this store names are touched.
-/// - Memory holds an index entry per queued event (~70 bytes) and the encoded bytes of at most
+/// - Memory holds an index entry per queued event (24 bytes) and the encoded bytes of at most
 ///   ``Options/residentBytes`` of them; the rest are read back from their segment when they
 ///   are batched, evicted or removed (see `DiskEventStore+Residency.swift`).
 ///
@@ -100,6 +100,9 @@ package final class DiskEventStore: EventStore {
     var deviceTime = DeviceTime(boot: nil, offsetMillis: 0, wallOffsetMillis: 0)
     var entries: [Entry] = []
     var head = 0
+    /// The events of `entries[head...]` kept in memory as well as on disk (see
+    /// `DiskEventStore+Residency.swift`), by sequence number; the pending batch's are in it.
+    var residents: [UInt64: QueuedEvent] = [:]
     var pending: (batch: PendingBatch, entries: [Entry])?
     var nextSequence: UInt64 = 1
     /// Bytes of the queued events' records (what ``Options/maxBytes`` counts).
@@ -175,9 +178,9 @@ package final class DiskEventStore: EventStore {
             evictedCount += 1
         }
         let evicted = takeFromHead(evictedCount)
-        forget(evicted)
+        forget(evicted.entries)
         if count >= options.maxEvents || recordBytes + size > options.recordBudget {
-            return evicted.compactMap(\.event) + [event]
+            return evicted.events + [event]
         }
         let sequence = nextSequence
         nextSequence += 1
@@ -190,13 +193,12 @@ package final class DiskEventStore: EventStore {
             ).append(to: &buffer)
         }
         // The index grows by an eighth (at least a chunk), not by doubling: a doubled array of
-        // 32-byte entries held up to twice what the queue needs (42 bytes an event at 100k).
+        // entries held up to twice what the queue needs (42 bytes an event at 100k).
         // An eighth keeps the copying linear in the queue (about eight entries moved per entry
         // appended) where a fixed step would make a million-event backlog quadratic.
         if entries.count == entries.capacity { entries.reserveCapacity(entries.count + max(Self.entryChunk, entries.count / 8)) }
-        entries.append(Entry(
-            sequence: sequence, segment: segment, offset: start, length: Int32(size),
-            payloadCount: Int32(clamping: event.payload.count), event: Self.resident(event)))
+        entries.append(Entry(sequence: sequence, segment: segment, offset: start, length: Int32(size), payloadCount: Int32(clamping: event.payload.count)))
+        residents[sequence] = Self.resident(event)
         liveBySegment[segment, default: 0] += 1
         recordBytes += size
         residentBytes += event.payload.count
@@ -204,7 +206,7 @@ package final class DiskEventStore: EventStore {
         // cycle: that bounds the buffer and the time an event waits for `write(2)`.
         if buffer.count >= options.commitBytes { commit() }
         compactMemory()
-        return evicted.compactMap(\.event)
+        return evicted.events
     }
 
     /// The pending batch, or a new one from the head (its key is logged with it).
@@ -212,11 +214,11 @@ package final class DiskEventStore: EventStore {
         if let pending { return pending.batch }
         while head < entries.count {
             let taken = takeFromHead(batchCount(maxCount: maxCount, maxBytes: maxBytes))
-            guard !taken.isEmpty else { continue }
-            let batch = PendingBatch(idempotencyKey: RandomIdentifier.uuidString(lowercase: true), events: taken.compactMap(\.event))
-            pending = (batch, taken)
+            guard !taken.entries.isEmpty else { continue }
+            let batch = PendingBatch(idempotencyKey: RandomIdentifier.uuidString(lowercase: true), events: taken.events)
+            pending = (batch, taken.entries)
             if fault == nil {
-                buffer += LogRecord.batch(key: batch.idempotencyKey, ranges: LogRecord.ranges(taken.map(\.sequence))).encoded()
+                buffer += LogRecord.batch(key: batch.idempotencyKey, ranges: LogRecord.ranges(taken.entries.map(\.sequence))).encoded()
             }
             compactMemory()
             return batch
@@ -229,7 +231,7 @@ package final class DiskEventStore: EventStore {
     package func upcoming(maxCount: Int, maxBytes: Int) -> [QueuedEvent] {
         var events: [QueuedEvent] = []
         for entry in entries[head..<(head + batchCount(maxCount: maxCount, maxBytes: maxBytes))] {
-            guard let event = entry.event ?? readBack(entry) else { break }
+            guard let event = residents[entry.sequence] ?? readBack(entry) else { break }
             events.append(event)
         }
         return events
@@ -260,16 +262,15 @@ package final class DiskEventStore: EventStore {
     package func release(_ batch: PendingBatch) {
         guard let current = pending, current.batch.idempotencyKey == batch.idempotencyKey else { return }
         pending = nil
-        entries.replaceSubrange(0..<head, with: current.entries)
-        head = 0
-        residentBytes += current.entries.reduce(0) { $0 + Int($1.payloadCount) }
+        returnToHead(Taken(entries: current.entries, events: current.batch.events))
     }
 
     /// Empties the queue and deletes the segment files, starting a fresh one.
     package func removeAll() -> [QueuedEvent] {
-        let removed = (pending?.entries ?? []) + takeFromHead(entries.count - head)
+        let removed = (pending?.batch.events ?? []) + takeFromHead(entries.count - head).events
         entries = []
         head = 0
+        residents = [:]
         pending = nil
         recordBytes = 0
         residentBytes = 0
@@ -286,7 +287,7 @@ package final class DiskEventStore: EventStore {
                 enterFault(error)
             }
         }
-        return removed.compactMap(\.event)
+        return removed
     }
 
     /// Writes and `fsync`s what is buffered, closes the segment and gives up the directory's
