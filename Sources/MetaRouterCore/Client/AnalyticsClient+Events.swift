@@ -9,10 +9,13 @@ extension AnalyticsClient {
     ///   - options: Per-call identity, context, timestamp or destinations.
     package func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsEventName(name) else { return }
-        if options == nil, let properties, executor.seemsBehind, let packed = events.packedTrack(name, properties: properties) {
-            return admit(.packedTrack(packed), compacting: false, type: .track)
+        guard let properties else { return admit(events.trackCommand(name, properties: nil, options: options), type: .track) }
+        // Behind a backlog, the values are packed at once (`PackedValues`).
+        let hint = executor.seemsBehind
+        if hint, options == nil, let packed = events.packedTrack(name, properties: properties) {
+            return admit(.packedTrack(packed), hint: true, type: .track)
         }
-        admit(events.trackCommand(name, properties: properties, options: options), compacting: properties != nil, type: .track)
+        admit(events.trackCommand(name, properties: properties, options: options), compacting: true, hint: hint, type: .track)
     }
 
     /// Records a user action with typed properties (any `Encodable` that encodes as an object).

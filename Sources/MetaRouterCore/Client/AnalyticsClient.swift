@@ -89,10 +89,10 @@ public final class AnalyticsClient: Sendable {
         admit(.event(prepared), type: prepared.event.type)
     }
 
-    /// Submits an event's command and reports what refused it; `compacting` only for a track
-    /// call with values (``PipelineExecutor/submit(_:compacting:)``).
-    func admit(_ command: Command, compacting: Bool = false, type: EventType) {
-        switch executor.submit(command, compacting: compacting) {
+    /// Submits an event's command and reports what refused it; `compacting` and `hint` only for a
+    /// track call with values (``PipelineExecutor/submit(_:compacting:hint:)``).
+    func admit(_ command: Command, compacting: Bool = false, hint: Bool? = nil, type: EventType) {
+        switch executor.submit(command, compacting: compacting, hint: hint) {
         case .accepted, .overflowed(report: nil):
             return
         case .behind:

@@ -28,12 +28,10 @@ enum BacklogHint {
         return UInt(bitPattern: value) == UInt(bitPattern: executor)
     }
 
-    /// Records what this thread's event into `executor` found: the executor's identity when
-    /// behind, nothing otherwise. Writes only on a change.
+    /// Records what this thread's call into `executor` found: the executor's identity when
+    /// behind, nothing otherwise.
     static func note(behind: Bool, _ executor: ObjectIdentifier) {
         guard let key else { return }
-        let wanted = behind ? UInt(bitPattern: executor) : 0
-        guard UInt(bitPattern: pthread_getspecific(key)) != wanted else { return }
-        _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: wanted))
+        _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: behind ? UInt(bitPattern: executor) : 0))
     }
 }

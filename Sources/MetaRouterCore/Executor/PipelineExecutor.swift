@@ -135,9 +135,11 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// Appends a command and wakes the executor if it was idle; an event is refused when the
     /// ingress already holds `maxPendingEvents` of them. With `compacting` — which the caller
     /// passes only for a track call with values — a ``Command/track(_:)`` is handed back
-    /// (``Admission/behind``) when ``compactionThreshold`` events wait.
+    /// (``Admission/behind``) when ``compactionThreshold`` events wait. `hint` is what the
+    /// caller read of ``seemsBehind`` for this call, if it read it: the thread's hint is
+    /// rewritten when the ingress found otherwise.
     @discardableResult
-    func submit(_ command: Command, compacting: Bool = false) -> Admission {
+    func submit(_ command: Command, compacting: Bool = false, hint: Bool? = nil) -> Admission {
         guard !ForkGuard.isChild else { return .forked }
         let isEvent = command.isEvent
         let compactable = compacting && command.isTrackCall
@@ -158,7 +160,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
             return (state.activity.submitted(urgent: !isEvent), .accepted, behind)
         }
         perform(wake)
-        if isEvent { BacklogHint.note(behind: behind, ObjectIdentifier(self)) }
+        if let hint, hint != behind { BacklogHint.note(behind: behind, ObjectIdentifier(self)) }
         return admission
     }
 
