@@ -4,24 +4,6 @@ import Testing
 
 @testable import MetaRouterCore
 
-/// Holds the executor on its first event until the test opens the gate, so that everything
-/// tracked meanwhile is still waiting in the ingress.
-private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphores are thread-safe; `held` is touched only on the executor
-    let type = PluginType.before
-    let entered = DispatchSemaphore(value: 0)
-    let open = DispatchSemaphore(value: 0)
-    private var held = false
-
-    func execute(event: Event) -> Event? {
-        if !held {
-            held = true
-            entered.signal()
-            open.wait()
-        }
-        return event
-    }
-}
-
 @Suite struct CallerValuesTests {
     /// The caller mutates its reference-type values right after `track` returns, while the
     /// executor has not yet run the event: the event keeps what was passed at the call.
@@ -29,13 +11,7 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         let gate = ExecutorGate()
         let capture = CapturingDestination()
         let client = makeClient([gate, capture])
-        client.track("hold")
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                gate.entered.wait()
-                done.resume()
-            }
-        }
+        await gate.hold(client)
         let cart = NSMutableDictionary(dictionary: ["sku": "A-1", "quantity": 1])
         let items = NSMutableArray(array: ["first"])
         client.track("Checkout", properties: ["cart": cart, "items": items, "plain": "kept"])
@@ -58,13 +34,7 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         let capture = CapturingDestination()
         let logs = RecordingLogSink()
         let client = AnalyticsClient(configuration: Configuration(writeKey: "nested", logger: AnalyticsLogger(sink: logs)), plugins: [gate, capture])
-        client.track("hold")
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                gate.entered.wait()
-                done.resume()
-            }
-        }
+        await gate.hold(client)
         let box = NSMutableDictionary(dictionary: ["state": "at the call"])
         let variant: [String: Any] = ["size": 42, "tags": ["a", "b"], "weight": Double.nan, "shelf": ["row": 3, "bins": [1, 2]]]
         client.track("Nested", properties: ["variant": variant])
@@ -163,13 +133,7 @@ private final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphor
         var configuration = Configuration(writeKey: "bounded", logger: AnalyticsLogger(sink: sink))
         configuration.maxPendingEvents = 100
         let client = AnalyticsClient(configuration: configuration, plugins: [gate, capture])
-        client.track("hold")
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                gate.entered.wait()
-                done.resume()
-            }
-        }
+        await gate.hold(client)
         for index in 0..<250 { client.track("burst", properties: ["i": index]) }
         let operationRan = Locked(false)
         client.perform { _ in operationRan.withLock { $0 = true } }

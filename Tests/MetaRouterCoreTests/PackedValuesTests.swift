@@ -4,23 +4,6 @@ import Testing
 
 @testable import MetaRouterCore
 
-/// Holds the executor on its first event until the test opens the gate.
-private final class HoldingPlugin: Plugin, @unchecked Sendable {  // the semaphores are thread-safe; `held` is touched only on the executor
-    let type = PluginType.before
-    let entered = DispatchSemaphore(value: 0)
-    let open = DispatchSemaphore(value: 0)
-    private var held = false
-
-    func execute(event: Event) -> Event? {
-        if !held {
-            held = true
-            entered.signal()
-            open.wait()
-        }
-        return event
-    }
-}
-
 /// Generates the plain values a call may pass: the kinds ``PackedValues`` packs, nested up to
 /// ``PendingValues/plainNesting`` levels, with text of every width of UTF-8.
 private struct PlainValueGenerator {
@@ -134,17 +117,11 @@ private struct PlainValueGenerator {
     /// reach the destination in order, each with the properties it was tracked with; a value
     /// the converter drops is still reported by its path.
     @Test func callsPackedBehindABacklogArriveInOrderAndUnchanged() async {
-        let gate = HoldingPlugin()
+        let gate = ExecutorGate()
         let capture = CapturingDestination()
         let logs = RecordingLogSink()
         let client = AnalyticsClient(configuration: Configuration(writeKey: "packed-burst", logger: AnalyticsLogger(sink: logs)), plugins: [gate, capture])
-        client.track("hold")
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                gate.entered.wait()
-                done.resume()
-            }
-        }
+        await gate.hold(client)
         let total = PipelineExecutor.compactionThreshold * 2
         for index in 0..<total {
             var properties: [String: Any] = ["index": index, "name": "a product name over fifteen bytes", "item": ["price": 1.5, "tags": ["x"]]]
@@ -166,16 +143,10 @@ private struct PlainValueGenerator {
     /// Four threads track at once while the executor is held, so the ingress goes behind under
     /// them: each thread's calls arrive in its own order, none lost, packed or not.
     @Test func threadsTrackingBehindABacklogKeepTheirOrder() async {
-        let gate = HoldingPlugin()
+        let gate = ExecutorGate()
         let capture = CapturingDestination()
         let client = makeClient([gate, capture], writeKey: "packed-threads")
-        client.track("hold")
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                gate.entered.wait()
-                done.resume()
-            }
-        }
+        await gate.hold(client)
         let perThread = 1_500
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             for index in 0..<perThread {

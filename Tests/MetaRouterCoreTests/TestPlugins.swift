@@ -94,3 +94,32 @@ func makeClient(_ plugins: [any Plugin], writeKey: String = "test-key", clock: a
 struct SilentSink: LogSink {
     func log(level: LogLevel, message: String) {}
 }
+
+/// Holds the executor on its first event until the test opens the gate, so that everything
+/// tracked meanwhile is still waiting in the ingress.
+final class ExecutorGate: Plugin, @unchecked Sendable {  // the semaphores are thread-safe; `held` is touched only on the executor
+    let type = PluginType.before
+    let entered = DispatchSemaphore(value: 0)
+    let open = DispatchSemaphore(value: 0)
+    private var held = false
+
+    func execute(event: Event) -> Event? {
+        if !held {
+            held = true
+            entered.signal()
+            open.wait()
+        }
+        return event
+    }
+
+    /// Tracks an event and returns once the executor is held on it.
+    func hold(_ client: AnalyticsClient) async {
+        client.track("hold")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                self.entered.wait()
+                done.resume()
+            }
+        }
+    }
+}
