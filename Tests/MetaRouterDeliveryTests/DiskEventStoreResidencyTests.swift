@@ -92,19 +92,53 @@ import Testing
 
     /// The index grows by an eighth (at least a chunk) and gives its room back once delivered,
     /// so what it holds follows the queue instead of the largest power of two it ever passed.
-    @Test func theIndexGrowsByAnEighthAndShrinksOnceDelivered() throws {
+    @Test func theIndexGrowsAndShrinksByWholeBlocks() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try open(directory.url) { $0.maxEvents = 100_000 }
-        let chunk = DiskEventStore.entryChunk
-        fill(store, 0..<(5 * chunk + 1))
-        #expect(store.entries.count == 5 * chunk + 1)
-        #expect(store.entries.capacity <= store.entries.count + max(chunk, store.entries.count / 8), "\(store.entries.capacity) slots for \(store.entries.count) entries")
+        let block = EntryIndex.blockSize
+        fill(store, 0..<(5 * block + 1))
+        #expect(store.entries.count == 5 * block + 1)
+        #expect(store.entries.capacity == 6 * block, "\(store.entries.capacity) slots for \(store.entries.count) entries")
         let delivered = drain(store, batch: 100)
-        #expect(delivered.count == 5 * chunk + 1)
+        #expect(delivered.map(\.messageId) == (0..<(5 * block + 1)).map { "m-\($0)" })
         #expect(store.count == 0)
-        #expect(store.entries.capacity - store.entries.count <= 2 * chunk, "\(store.entries.capacity) slots for \(store.entries.count - store.head) queued")
+        #expect(store.entries.capacity <= block, "\(store.entries.capacity) slots for \(store.entries.count - store.head) queued")
         store.close()
+    }
+
+    /// The index against a plain array under random appends, reads, writes and dropped blocks.
+    @Test func theIndexActsAsAnArray() {
+        var random = SeededRandom(seed: 53)
+        var index = EntryIndex()
+        var model: [DiskEventStore.Entry] = []
+        var next: UInt64 = 1
+        for _ in 0..<2_000 {
+            switch random.next(10) {
+            case 0..<6:
+                for _ in 0..<random.next(3_000) {
+                    let entry = DiskEventStore.Entry(sequence: next, segment: 1, offset: Int(next), length: 9, payloadCount: 3)
+                    index.append(entry)
+                    model.append(entry)
+                    next += 1
+                }
+            case 6, 7:
+                guard !model.isEmpty else { continue }
+                let position = random.next(model.count)
+                index[position].offset = 7
+                model[position].offset = 7
+            default:
+                let blocks = random.next(3)
+                index.dropBlocks(blocks)
+                model.removeFirst(min(model.count, blocks * EntryIndex.blockSize))
+            }
+            guard index.count == model.count, index.capacity - index.count < EntryIndex.blockSize || index.count == 0 else {
+                Issue.record("count \(index.count) against \(model.count), capacity \(index.capacity)")
+                return
+            }
+        }
+        #expect(index.map(\.sequence) == model.map(\.sequence))
+        #expect(index.map(\.offset) == model.map(\.offset))
     }
 
     @Test func evictedAndRemovedEventsAreReportedWhole() throws {

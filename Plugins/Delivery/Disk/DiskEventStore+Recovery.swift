@@ -82,7 +82,7 @@ extension DiskEventStore {
 
         files.adopt(readable)
         try startSegment()
-        entries = kept
+        entries = EntryIndex(kept)
         for entry in kept { liveBySegment[entry.segment, default: 0] += 1 }
         recordBytes = bytes
         firstUncommittedSequence = nextSequence

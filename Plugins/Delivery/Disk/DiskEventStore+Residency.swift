@@ -56,8 +56,15 @@ extension DiskEventStore {
     /// Puts taken entries back at the head, their events resident again: a batch released for
     /// another try, or one recovery could not restore whole.
     func returnToHead(_ taken: Taken) {
-        entries.replaceSubrange(0..<head, with: taken.entries)
-        head = 0
+        if taken.entries.count <= head {
+            // Into the slots the head has passed (where they were taken from, unless a block was
+            // freed since).
+            head -= taken.entries.count
+            for (offset, entry) in taken.entries.enumerated() { entries[head + offset] = entry }
+        } else {
+            entries = EntryIndex(taken.entries + entries[head...])
+            head = 0
+        }
         for (entry, event) in zip(taken.entries, taken.events) {
             residents[entry.sequence] = event
             residentBytes += Int(entry.payloadCount)
@@ -90,7 +97,7 @@ extension DiskEventStore {
             index -= 1
         }
         // A fault keeps every event resident; once they are spilled, the table's room goes too.
-        if residents.capacity > 4 * max(residents.count, Self.entryChunk) {
+        if residents.capacity > 4 * max(residents.count, EntryIndex.blockSize) {
             var smaller = [UInt64: QueuedEvent](minimumCapacity: residents.count)
             for (sequence, event) in residents { smaller[sequence] = event }
             residents = smaller

@@ -104,8 +104,11 @@ extension DiskEventStore {
         try startSegment()
         var pendingEntries = pending?.entries ?? []
         let pendingEvents = pending?.batch.events ?? []
+        var queued = Array(entries[head...])
         let moved = try rewrite(pendingEntries.indices, of: &pendingEntries) { index, _ in pendingEvents[index] }
-            + rewrite(head..<entries.count, of: &entries) { [self] _, entry in residents[entry.sequence] }
+            + rewrite(queued.indices, of: &queued) { [self] _, entry in residents[entry.sequence] }
+        entries = EntryIndex(queued)
+        head = 0
         if let current = pending {
             pending = (current.batch, pendingEntries)
             try files.append(LogRecord.batch(key: current.batch.idempotencyKey, ranges: LogRecord.ranges(pendingEntries.map(\.sequence))).encoded())

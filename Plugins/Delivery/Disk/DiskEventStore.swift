@@ -98,7 +98,8 @@ package final class DiskEventStore: EventStore {
     let clock: any AnalyticsClock
     /// The time records are stamped with, fixed when the log is opened.
     var deviceTime = DeviceTime(boot: nil, offsetMillis: 0, wallOffsetMillis: 0)
-    var entries: [Entry] = []
+    var entries = EntryIndex()
+    /// The first queued entry; those before it are delivered or evicted.
     var head = 0
     /// The events of `entries[head...]` kept in memory as well as on disk (see
     /// `DiskEventStore+Residency.swift`), by sequence number; the pending batch's are in it.
@@ -192,11 +193,6 @@ package final class DiskEventStore: EventStore {
                 storedMillis: deviceTime.millis(atUptime: clock.uptime()), messageId: event.messageId, payload: event.payload
             ).append(to: &buffer)
         }
-        // The index grows by an eighth (at least a chunk), not by doubling: a doubled array of
-        // entries held up to twice what the queue needs (42 bytes an event at 100k).
-        // An eighth keeps the copying linear in the queue (about eight entries moved per entry
-        // appended) where a fixed step would make a million-event backlog quadratic.
-        if entries.count == entries.capacity { entries.reserveCapacity(entries.count + max(Self.entryChunk, entries.count / 8)) }
         entries.append(Entry(sequence: sequence, segment: segment, offset: start, length: Int32(size), payloadCount: Int32(clamping: event.payload.count)))
         residents[sequence] = Self.resident(event)
         liveBySegment[segment, default: 0] += 1
@@ -268,7 +264,7 @@ package final class DiskEventStore: EventStore {
     /// Empties the queue and deletes the segment files, starting a fresh one.
     package func removeAll() -> [QueuedEvent] {
         let removed = (pending?.batch.events ?? []) + takeFromHead(entries.count - head).events
-        entries = []
+        entries = EntryIndex()
         head = 0
         residents = [:]
         pending = nil
@@ -382,18 +378,12 @@ package final class DiskEventStore: EventStore {
         }
     }
 
-    /// Index entries the array grows by at least, and keeps spare at most once compacted
-    /// (128 KiB).
-    static let entryChunk = 4_096
-
-    /// Drops the delivered entries ahead of `head` once they are most of the index, into an
-    /// array sized for what is left plus a chunk, so a queue that drained gives its memory back.
+    /// Frees the index's blocks the head has passed, so a queue that drained gives its memory
+    /// back (nothing is copied).
     func compactMemory() {
-        guard head > 1024, head * 2 > entries.count else { return }
-        var kept: [Entry] = []
-        kept.reserveCapacity(entries.count - head + Self.entryChunk)
-        kept.append(contentsOf: entries[head...])
-        entries = kept
-        head = 0
+        let passed = head / EntryIndex.blockSize
+        guard passed > 0 else { return }
+        entries.dropBlocks(passed)
+        head -= passed * EntryIndex.blockSize
     }
 }
