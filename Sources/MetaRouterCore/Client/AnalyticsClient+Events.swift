@@ -12,8 +12,10 @@ extension AnalyticsClient {
         guard let properties else { return admit(events.trackCommand(name, properties: nil, options: options), type: .track) }
         // Behind a backlog, the values are packed at once (`PackedValues`).
         let hint = executor.seemsBehind
-        if hint, options == nil, let packed = events.packedTrack(name, properties: properties) {
-            return admit(.packedTrack(packed), hint: true, type: .track)
+        if hint, options == nil {
+            if let packed = events.packedTrack(name, properties: properties) { return admit(.packedTrack(packed), hint: true, type: .track) }
+            // Its values do not pack: it waits as it is, without asking again.
+            return admit(events.trackCommand(name, properties: properties, options: nil), hint: true, type: .track)
         }
         admit(events.trackCommand(name, properties: properties, options: options), compacting: true, hint: hint, type: .track)
     }

@@ -7,10 +7,10 @@ import Foundation
 ///
 /// The bytes are read back on the executor into exactly the ``JSON`` that ``ValueConverter``
 /// makes of the same dictionary. Only the kinds that convert without a problem are packed —
-/// strings, `Int` and `Int64`, finite `Double`s, Booleans, and Swift dictionaries and arrays of
-/// them nested at most ``PendingValues/plainNesting`` levels; anything else (a `Date`, a
-/// `Float`, an `NSNumber`, a NaN) leaves the call as it was, to be converted and reported as
-/// before.
+/// strings, `Int` and `Int64`, finite `Double`s and `Float`s, Booleans, `Date`s (as the
+/// converter's text), and Swift dictionaries and arrays of them nested at most
+/// ``PendingValues/plainNesting`` levels; anything else (an `NSNumber`, a NaN) leaves the call
+/// as it was, to be converted and reported as before.
 ///
 /// The layout (little-endian, lengths and counts as LEB128): an object is its member count,
 /// then each member's key (length, UTF-8) and value; a value is a tag byte — `s` a string
@@ -81,6 +81,15 @@ private enum Packer {
             writer.appendWord(number.bitPattern)
         } else if valueType == Bool.self {
             writer.append(UInt8(ascii: unsafeBitCast(value, to: Bool.self) ? "t" : "f"))
+        } else if valueType == Date.self {
+            writer.append(UInt8(ascii: "s"))
+            writer.appendText(Timestamp.string(from: unsafeBitCast(value, to: Date.self)))
+        } else if valueType == Float.self {
+            // As the converter reads a Float: its shortest text, so 19.99f is 19.99.
+            let number = unsafeBitCast(value, to: Float.self)
+            guard number.isFinite else { return false }
+            writer.append(UInt8(ascii: "d"))
+            writer.appendWord((Double(number.description) ?? Double(number)).bitPattern)
         } else {
             guard depth < PendingValues.plainNesting else { return false }
             return container(value, depth: depth + 1, into: &writer)
