@@ -2,7 +2,7 @@ import Foundation
 
 /// A call's plain values packed into one byte array at the call, for a call that waits behind
 /// a backlog: the caller's dictionaries (a hash table per level, a 32-byte box per value, a heap
-/// string per long key or text — about 700 bytes for six properties and a nested object) are
+/// string per long key or text — about 750 bytes for six properties and a nested object) are
 /// released when the call returns, and what waits is a fifth of that, in one allocation.
 ///
 /// The bytes are read back on the executor into exactly the ``JSON`` that ``ValueConverter``

@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What the calling thread last saw of an executor's ingress: whether its last event found the
 /// executor behind (``PipelineExecutor/compactionThreshold`` events waiting). A thread-local
 /// value, so it is read without a lock and without sharing memory with other threads; a call
