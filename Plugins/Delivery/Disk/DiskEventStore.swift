@@ -102,7 +102,7 @@ package final class DiskEventStore: EventStore {
     /// The first queued entry; those before it are delivered or evicted.
     var head = 0
     /// The events of `entries[head...]` kept in memory as well as on disk (see
-    /// `DiskEventStore+Residency.swift`), by sequence number; the pending batch's are in it.
+    /// `DiskEventStore+Residency.swift`), by sequence number; the pending batch holds its own.
     var residents: [UInt64: QueuedEvent] = [:]
     var pending: (batch: PendingBatch, entries: [Entry])?
     var nextSequence: UInt64 = 1
