@@ -66,6 +66,33 @@ import Testing
         #expect(try reopened(directory) == Array(0..<500))
     }
 
+    /// While the log cannot be written every event stays in memory; once it is restored and the
+    /// events are spilled again, the table that held them gives its room back too.
+    @Test func theResidentTableShrinksAfterAFault() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let directory = root.url.appendingPathComponent("events")
+        let clock = ManualClock()
+        var options = DiskLogOptions(directory: directory)
+        options.residentBytes = 4 * 1024
+        options.maxEvents = 30_000
+        let store = try DiskEventStore(options: options, clock: clock, logger: AnalyticsLogger(sink: RecordingLogSink()))
+        append(0..<100, to: store)
+        try FileManager.default.removeItem(at: directory)
+        append(100..<200, to: store)
+        store.requestSync()
+        #expect(!store.isWritable)
+        append(200..<20_200, to: store)
+        #expect(store.residents.count >= 20_000)
+        clock.advance(by: 1)
+        append(20_200..<20_300, to: store)
+        #expect(store.isWritable)
+        #expect(store.residents.count < 100)
+        #expect(store.residents.capacity <= 4 * EntryIndex.blockSize, "\(store.residents.capacity) slots for \(store.residents.count)")
+        #expect(drain(store) == Array(0..<20_300))
+        store.close()
+    }
+
     /// The directory replaced by a file for a while: never deleted by the log, one log line for
     /// the whole episode however many commits fail, and everything written once it is gone.
     @Test func aFileInTheDirectorysPlaceIsWaitedOut() throws {

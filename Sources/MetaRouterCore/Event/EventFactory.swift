@@ -34,8 +34,7 @@ package struct EventFactory: Sendable {
     /// A track call without options with its values packed (``PackedValues``), for a call made
     /// while the ingress is behind; `nil` when a value is of a kind not packed.
     func packedTrack(_ name: String, properties: [String: Any]) -> PackedTrackCall? {
-        guard let packed = PackedValues.pack(properties) else { return nil }
-        return PackedTrackCall(name: name, timestamp: clock.now(), values: packed, problems: problems)
+        PackedTrackCall(name: name, timestamp: clock.now(), packing: properties, problems: problems)
     }
 
     /// `prepared`, a call's event made without values, with `values` (already converted) to

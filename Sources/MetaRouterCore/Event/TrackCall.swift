@@ -22,8 +22,8 @@ package struct TrackCall: @unchecked Sendable {  // `values` holds only plain va
     /// The call with its values packed (``PackedValues``), for a call that waits behind a
     /// backlog; `nil` when it has no values or one is of a kind not packed.
     func packed() -> PackedTrackCall? {
-        guard let values, let packed = PackedValues.pack(values) else { return nil }
-        return PackedTrackCall(name: name, timestamp: timestamp, values: packed, problems: problems)
+        guard let values else { return nil }
+        return PackedTrackCall(name: name, timestamp: timestamp, packing: values, problems: problems)
     }
 }
 
@@ -35,6 +35,19 @@ package struct PackedTrackCall: Sendable {
     let timestamp: Date
     let values: PackedValues
     let problems: InputProblemReporter
+
+    /// The call with `values` packed; `nil` when one is of a kind not packed.
+    init?(name: String, timestamp: Date, packing values: [String: Any], problems: InputProblemReporter) {
+        guard let packed = PackedValues.pack(values) else { return nil }
+        self.init(name: name, timestamp: timestamp, values: packed, problems: problems)
+    }
+
+    init(name: String, timestamp: Date, values: PackedValues, problems: InputProblemReporter) {
+        self.name = name
+        self.timestamp = timestamp
+        self.values = values
+        self.problems = problems
+    }
 
     /// The complete event, the same one ``TrackCall/resolved()`` makes of the unpacked call.
     package consuming func resolved() -> Event {
