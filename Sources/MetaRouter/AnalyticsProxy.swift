@@ -47,12 +47,27 @@ package final class AnalyticsProxy: AnalyticsBackend {
     /// the order holds without running client code under the proxy's lock.
     @discardableResult
     package func bind(_ client: MetaRouterClient) -> Bool {
-        let claimed = state.withLock { state -> Bool in
-            guard state.target == nil, state.binding == nil else { return false }
-            state.binding = client
-            return true
+        enum Claim { case refused, bound, replaying }
+        // With nothing kept and nobody waiting (an app that initializes before its first call)
+        // the client is bound here, in one lock, without touching the kept calls' types: the
+        // first use of a type in a process costs the runtime a lookup, on the thread that
+        // called `initialize(with:)`.
+        let claim = state.withLock { state -> Claim in
+            guard state.target == nil, state.binding == nil else { return .refused }
+            guard state.pending.isEmpty, state.waiting.isEmpty else {
+                state.binding = client
+                return .replaying
+            }
+            state.target = client
+            return .bound
         }
-        guard claimed else { return false }
+        if case .replaying = claim { replayKept(into: client) }
+        return claim != .refused
+    }
+
+    /// Replays the kept calls into `client`, which is being bound, then makes it the target
+    /// and resumes the callers waiting for it.
+    private func replayKept(into client: MetaRouterClient) {
         var waiting: [CheckedContinuation<MetaRouterClient, Never>] = []
         while true {
             let batch = state.withLock { state -> [@Sendable (MetaRouterClient) -> Void] in
@@ -70,7 +85,6 @@ package final class AnalyticsProxy: AnalyticsBackend {
             for call in batch { call(client) }
         }
         for continuation in waiting { continuation.resume(returning: client) }
-        return true
     }
 
     /// Unbinds the current client; later calls are kept until the next bind.

@@ -173,6 +173,32 @@ import Testing
         #expect(proxy.droppedBeforeInitialize == 10)
     }
 
+    /// Binding with nothing kept makes the instance the target at once, and a caller that was
+    /// waiting with no call kept is still answered; a proxy binds once (a proxy of the test's
+    /// own, so `shared` is untouched).
+    @Test func bindingAnswersWaitingCallersAndBindsOnce() async throws {
+        let waitingProxy = AnalyticsProxy()
+        let anonymousTask = Task { await waitingProxy.getAnonymousId() }
+        while waitingProxy.waitingCallers == 0 { await Task.yield() }
+        let first = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-bind-\(UUID())", capture: CapturingDestination()))
+        #expect(waitingProxy.bind(first))
+        #expect(await anonymousTask.value == (await first.getAnonymousId()))
+        #expect(waitingProxy.waitingCallers == 0)
+
+        let idleProxy = AnalyticsProxy()
+        let capture = CapturingDestination()
+        let second = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-bind-\(UUID())", capture: capture))
+        #expect(idleProxy.bind(second))
+        #expect(idleProxy.target === second)
+        #expect(!idleProxy.bind(first))
+        #expect(idleProxy.target === second)
+        idleProxy.track("after bind", properties: nil, options: nil)
+        await second.client.settle()
+        #expect(capture.events.map(\.event) == ["after bind"])
+        await first.shutdown()
+        await second.shutdown()
+    }
+
     /// The one test that binds `MetaRouter.Analytics.shared`: calls made before initialize are
     /// kept in order (with their own timestamps) and replayed ahead of later calls.
     @Test func sharedIsSafeBeforeInitialize() async throws {
