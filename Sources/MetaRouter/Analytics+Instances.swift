@@ -47,8 +47,9 @@ extension Analytics {
     /// The instance for `options.writeKey`, created if needed, like ``initialize(with:)`` but
     /// without binding ``shared`` — for servers that run one instance per tenant.
     ///
-    /// No caller code runs under the registry's lock: the plugin factory and a custom store
-    /// run first, outside it, so a factory may itself ask for an instance.
+    /// No caller code runs under the registry's lock: the plugin factory (`InitOptions.plugins`)
+    /// runs on the new instance's executor, before any call reaches its pipeline, so a factory
+    /// may itself ask for another instance (it must not wait for its own).
     ///
     /// - Parameter options: The write key, the ingestion host and everything else.
     /// - Returns: The instance for the write key.

@@ -6,21 +6,26 @@ import MetaRouterPlatform
 /// inert one when the options are invalid.
 enum ClientFactory {
     /// What `prepare` produced: an inert instance for invalid options, or everything a live
-    /// one needs, with every piece of caller code (the plugin factory, a custom store) already
-    /// run, so that starting it — under the registry's lock — runs none.
+    /// one needs to start, with no caller code run yet: starting it runs none on the calling
+    /// thread (the plugin factory runs on the instance's executor).
     enum Prepared {
         case inert(MetaRouterClient)
-        indirect case ready(configuration: Configuration, plugins: [any Plugin], options: InitOptions, pillars: MetaRouterClient.Pillars)
+        indirect case ready(Ready)
 
-        /// The instance: the inert one, or a new client whose executor starts configuring the
-        /// plugins on its own thread.
+        /// The instance: the inert one, or a new client whose executor builds and configures
+        /// the plugins on its own thread.
         func start() -> MetaRouterClient {
             switch self {
             case .inert(let client): return client
-            case .ready(let configuration, let plugins, let options, let pillars):
-                let instance = MetaRouterClient(
-                    client: AnalyticsClient(configuration: configuration, plugins: plugins), options: options, configurationError: nil,
-                    pillars: pillars)
+            case .ready(let ready):
+                let options = ready.options
+                let slots = ready.slots
+                let client = AnalyticsClient(configuration: ready.configuration) {
+                    let plugins = ClientFactory.startingPlugins(ready)
+                    slots.found.find(in: plugins)
+                    return plugins
+                }
+                let instance = MetaRouterClient(client: client, options: options, configurationError: nil, pillars: slots)
                 #if Signals
                 if var network = options.signals?.network {
                     // The SDK's own requests never become signals.
@@ -43,6 +48,16 @@ enum ClientFactory {
                 return instance
             }
         }
+    }
+
+    /// A live instance's checked options and what its plugins are built from.
+    struct Ready: Sendable {
+        let configuration: Configuration
+        let options: InitOptions
+        let host: URL
+        let directory: URL
+        /// Filled in on the executor, once the plugins are built.
+        let slots: PillarSlots
     }
 
     static func make(_ options: InitOptions) -> MetaRouterClient { prepare(options).start() }
@@ -68,11 +83,21 @@ enum ClientFactory {
         configuration.protectedData = protectedDataGate()
         configuration.maxPendingEvents = options.maxPendingEvents
         configuration.onInvalidInput = options.onInvalidInput
-        var plugins = plugins(for: options, host: host, directory: directory)
-        var pillars = MetaRouterClient.Pillars()
         #if Entitlements
-        pillars.entitlementCache = options.entitlements.map { _ in EntitlementCache() }
-        if let cache = pillars.entitlementCache, let settings = options.entitlements {
+        let slots = PillarSlots(entitlementCache: options.entitlements.map { _ in EntitlementCache() })
+        #else
+        let slots = PillarSlots()
+        #endif
+        return .ready(Ready(configuration: configuration, options: options, host: host, directory: directory, slots: slots))
+    }
+
+    /// The plugins a live instance starts with, in timeline order; run on its executor.
+    static func startingPlugins(_ ready: Ready) -> [any Plugin] {
+        let options = ready.options, host = ready.host, directory = ready.directory
+        let storage = ready.configuration.storage, logger = ready.configuration.logger
+        var plugins = plugins(for: options, host: host, directory: directory)
+        #if Entitlements
+        if let cache = ready.slots.entitlementCache, let settings = options.entitlements {
             // After identity (its userId is loaded when the plugin reads it), before delivery.
             let source = settings.source ?? HTTPEntitlementSource(
                 host: host, writeKey: options.writeKey,
@@ -95,8 +120,7 @@ enum ClientFactory {
             let hadIdentity = { storage.string(forKey: IdentityKeys.anonymousId) != nil }
             plugins.insert(lifecyclePlugin(options, logger: logger, hadIdentity: hadIdentity), at: 0)
         }
-        pillars.find(in: plugins)
-        return .ready(configuration: configuration, plugins: plugins, options: options, pillars: pillars)
+        return plugins
     }
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {

@@ -60,7 +60,9 @@ public struct InitOptions: Sendable {
     package var clock: (any AnalyticsClock)?
     /// Built-in plugins to start with.
     public var defaultPlugins = DefaultPlugins.all
-    /// Makes extra plugins for the client, added after the built-in ones.
+    /// Makes extra plugins for the client, added after the built-in ones. It runs once, on the
+    /// instance's own thread, before any call reaches the pipeline (not on the thread that
+    /// creates the instance); it must not wait for that instance.
     public var plugins: (@Sendable () -> [any Plugin])?
     /// Called with every problem found in what the app passes — a value dropped from an event
     /// (`event_property_not_finite`, …) or a call dropped (`missing_event_name`, …) — on the

@@ -3,7 +3,7 @@ import Foundation
 
 extension MetaRouterClient {
     /// The entitlements served, when `InitOptions.entitlements` is set.
-    var entitlementCache: EntitlementCache? { pillars.entitlementCache }
+    var entitlementCache: EntitlementCache? { pillarSlots.entitlementCache }
 
     /// Whether the identified user is entitled to `key`: a lock and a set lookup.
     package func isEntitled(_ key: String) -> Bool {

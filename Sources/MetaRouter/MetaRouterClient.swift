@@ -10,9 +10,11 @@ package final class MetaRouterClient: AnalyticsBackend {
     package let options: InitOptions
     /// Why the options were rejected, when they were; the instance is then inert.
     package let configurationError: String?
-    /// The built-in plugins this instance started with, each reached through a handle made at
-    /// start, and what the pillars keep beside them.
-    let pillars: Pillars
+    /// The built-in plugins this instance started with, each reached through a handle found
+    /// when they were built, and what the pillars keep beside them.
+    let pillarSlots: PillarSlots
+    /// The handles on the built-in plugins; read only on the executor.
+    var pillars: Pillars { pillarSlots.found }
     /// Whether a request for this write key with other options was reported (once).
     private let reportedOtherOptions = Locked(false)
 
@@ -32,11 +34,11 @@ package final class MetaRouterClient: AnalyticsBackend {
                 + "(\(differing.joined(separator: ", "))); it is returned as it is, its options kept: shut it down first to change them")
     }
 
-    init(client: AnalyticsClient, options: InitOptions, configurationError: String?, pillars: Pillars = Pillars()) {
+    init(client: AnalyticsClient, options: InitOptions, configurationError: String?, pillars: PillarSlots = PillarSlots()) {
         self.client = client
         self.options = options
         self.configurationError = configurationError
-        self.pillars = pillars
+        pillarSlots = pillars
     }
 
     /// Records a user action.

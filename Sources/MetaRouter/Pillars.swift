@@ -18,9 +18,8 @@ struct PillarHandle<P: Plugin>: @unchecked Sendable {  // the plugin is handed o
 
 extension MetaRouterClient {
     /// The built-in plugins an instance started with (a handle each; `nil` when options left it
-    /// out), and what the pillars built as traits keep outside the timeline, so that a call
-    /// reads it without waiting for the executor. Plugins a call adds later (scrubbing, the
-    /// tracking plan, sessions on a server) are found on the executor instead.
+    /// out). Plugins a call adds later (scrubbing, the tracking plan, sessions on a server) are
+    /// found on the executor instead.
     struct Pillars: Sendable {
         var identity: PillarHandle<IdentityPlugin>?
         var advertisingId: PillarHandle<AdvertisingIDPlugin>?
@@ -45,8 +44,6 @@ extension MetaRouterClient {
         #endif
         #if Entitlements
         var entitlements: PillarHandle<EntitlementsPlugin>?
-        /// The entitlements served, when `InitOptions.entitlements` is set.
-        var entitlementCache: EntitlementCache?
         #endif
 
         /// Handles on the built-ins among `plugins`, the timeline an instance starts with.
@@ -77,4 +74,24 @@ extension MetaRouterClient {
             #endif
         }
     }
+}
+
+/// An instance's handles on its built-in plugins, and what the pillars keep outside the
+/// timeline so that a call reads it without waiting for the executor. The plugins are built by
+/// the executor's first operation, which fills ``found`` in.
+final class PillarSlots: @unchecked Sendable {  // `found` is written once, by the executor's first operation, and read only by the operations after it on the same serial executor; the rest is immutable
+    /// The handles, once the executor's first operation has built the plugins; read them only
+    /// on the executor (each hands its plugin out only for a ``Timeline``).
+    var found = MetaRouterClient.Pillars()
+    #if Entitlements
+    /// The entitlements served, when `InitOptions.entitlements` is set: made with the
+    /// instance, read from any thread.
+    let entitlementCache: EntitlementCache?
+
+    /// Slots to be filled in, beside `entitlementCache`.
+    init(entitlementCache: EntitlementCache? = nil) { self.entitlementCache = entitlementCache }
+    #else
+    /// Slots to be filled in.
+    init() {}
+    #endif
 }

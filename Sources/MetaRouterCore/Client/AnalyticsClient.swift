@@ -38,7 +38,25 @@ public final class AnalyticsClient: Sendable {
     /// - Parameters:
     ///   - configuration: The write key, logger, clock and storage.
     ///   - plugins: The pipeline, added in order before any call runs.
-    package init(configuration: Configuration, plugins: [any Plugin] = []) {
+    package convenience init(configuration: Configuration, plugins: [any Plugin] = []) {
+        let handoffs = plugins.map(PluginHandoff.init)
+        self.init(configuration: configuration, known: handoffs) { handoffs.map(\.plugin) }
+    }
+
+    /// Creates a client whose plugins `makePlugins` builds on the executor, as its first
+    /// operation, so that the thread creating the client does not pay for building them; calls
+    /// made meanwhile wait behind it, in order. `makePlugins` must not wait for this client.
+    ///
+    /// - Parameters:
+    ///   - configuration: The write key, logger, clock and storage.
+    ///   - makePlugins: Builds the pipeline, added in order before any call runs.
+    package convenience init(configuration: Configuration, makePlugins: @escaping @Sendable () -> [any Plugin]) {
+        self.init(configuration: configuration, known: nil) { makePlugins() }
+    }
+
+    /// `known`: the plugins `makePlugins` returns, when they exist already (listed at once for
+    /// ``find(pluginType:)``); `nil` lists them when they are built.
+    private init(configuration: Configuration, known: [PluginHandoff]?, makePlugins: @escaping @Sendable () -> [any Plugin]) {
         ForkGuard.install()
         self.configuration = configuration
         inputProblems = InputProblemReporter(logger: configuration.logger, callback: configuration.onInvalidInput)
@@ -46,12 +64,16 @@ public final class AnalyticsClient: Sendable {
         executor = PipelineExecutor(
             label: "io.metarouter.executor.\(StorageFiles.namespace(for: configuration.writeKey))",
             held: configuration.protectedData != nil, maxPendingEvents: configuration.maxPendingEvents)
-        let handoffs = plugins.map(PluginHandoff.init)
-        status.withLock { $0.plugins = handoffs }
+        if let known { status.withLock { $0.plugins = known } }
         executor.submit(.operation { [self] timeline in
+            let plugins = makePlugins()
+            if known == nil {
+                // Ahead of any plugin `add(plugin:)` listed meanwhile, as in the timeline.
+                status.withLock { $0.plugins.insert(contentsOf: plugins.map(PluginHandoff.init), at: 0) }
+            }
             // Attached first, so each plugin joins (is configured) in the order given.
             timeline.attach(to: self)
-            for handoff in handoffs { timeline.add(handoff.plugin) }
+            for plugin in plugins { timeline.add(plugin) }
             status.withLock { if $0.lifecycle == .initializing { $0.lifecycle = .ready } }
         })
         if let gate = configuration.protectedData {
