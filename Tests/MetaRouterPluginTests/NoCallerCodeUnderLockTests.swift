@@ -34,4 +34,38 @@ import Testing
         await client.shutdown()
         await MetaRouter.Analytics.concreteInstance(for: innerOptions).shutdown()
     }
+
+    /// The factory runs once per instance, not on the thread that made the instance (which pays
+    /// for no plugin), and ahead of every call made meanwhile.
+    @Test func thePluginFactoryRunsOnceOnTheInstancesOwnThreadAheadOfCalls() async {
+        let capture = CapturingDestination()
+        var options = localOptions("factory-thread-\(UUID())", capture: capture)
+        let handoff = UncheckedPlugin(capture)
+        let runs = Locked<[ObjectIdentifier]>([])
+        options.plugins = {
+            runs.withLock { $0.append(ObjectIdentifier(Thread.current)) }
+            return [handoff.plugin]
+        }
+        let frozenOptions = options
+        let made = DispatchSemaphore(value: 0)
+        let caller = Locked<ObjectIdentifier?>(nil)
+        let box = Locked<MetaRouterClient?>(nil)
+        Thread.detachNewThread {
+            caller.withLock { $0 = ObjectIdentifier(Thread.current) }
+            let client = MetaRouter.Analytics.concreteInstance(for: frozenOptions)
+            // Made before the factory has run or not: both calls wait behind it, in order.
+            client.track("First")
+            _ = MetaRouter.Analytics.concreteInstance(for: frozenOptions)
+            client.track("Second")
+            box.withLock { $0 = client }
+            made.signal()
+        }
+        #expect(made.wait(timeout: .now() + 10) == .success)
+        guard let client = box.current else { return }
+        await client.client.settle()
+        #expect(capture.events.map(\.event) == ["First", "Second"])
+        #expect(runs.current.count == 1)
+        #expect(runs.current.first != caller.current)
+        await client.shutdown()
+    }
 }
