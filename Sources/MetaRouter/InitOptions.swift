@@ -269,11 +269,30 @@ public struct InitOptions: Sendable {
     /// Whether `host` names this machine: `localhost`, an address in `127.0.0.0/8`, or `::1`
     /// (bracketed or not).
     static func isLoopback(_ host: String) -> Bool {
-        var name = Substring(host.lowercased())
-        if name.hasPrefix("["), name.hasSuffix("]") { name = name.dropFirst().dropLast() }
-        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        // Over ASCII bytes, not `lowercased()`, `split` and integer parsing: their generic code
+        // costs the first call in a process (an app's `initialize`) lookups in the runtime.
+        var name = host.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
+        if name.first == UInt8(ascii: "["), name.last == UInt8(ascii: "]") { name = Array(name.dropFirst().dropLast()) }
+        let localhost = Array("localhost".utf8)
+        if name == localhost || name == Array("::1".utf8) { return true }
+        if name.count > localhost.count, name.suffix(localhost.count + 1).elementsEqual(".localhost".utf8) { return true }
+        // 127.a.b.c: four parts of decimal digits, each at most 255.
+        var parts: [Int] = []
+        var part: Int?
+        for byte in name + [UInt8(ascii: ".")] {
+            if byte == UInt8(ascii: ".") {
+                guard let value = part, parts.count < 4 else { return false }
+                parts.append(value)
+                part = nil
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                let value = (part ?? 0) * 10 + Int(byte - UInt8(ascii: "0"))
+                guard value <= 255 else { return false }
+                part = value
+            } else {
+                return false
+            }
+        }
+        return parts.count == 4 && parts[0] == 127 && name.first != UInt8(ascii: "0")
     }
 
     /// The ingestion host as a URL: whitespace and one trailing slash trimmed; `nil` unless it

@@ -20,8 +20,17 @@ import Testing
         #expect(errors("http://128.0.0.1").first?.contains("clear text") == true)
         #expect(errors("http://ingest.example.com", allow: true).isEmpty)
         #expect(errors("https://ingest.example.com").isEmpty)
-        for loopback in ["http://127.0.0.1:9000", "http://127.1.2.3", "http://localhost:8080/p", "http://[::1]:8080"] {
+        for loopback in [
+            "http://127.0.0.1:9000", "http://127.1.2.3", "http://localhost:8080/p", "http://[::1]:8080", "http://LocalHost",
+            "http://api.localhost:1", "http://127.0.0.001", "http://127.255.255.255",
+        ] {
             #expect(errors(loopback).isEmpty, "\(loopback)")
+        }
+        for remote in [
+            "http://0127.0.0.1", "http://127.0.0.256", "http://127.0.0.1.5", "http://127.0.0", "http://127..0.1", "http://localhost.example.com",
+            "http://notlocalhost", "http://[::2]:8080", "http://127.0.0.1a",
+        ] {
+            #expect(errors(remote).first?.contains("clear text") == true, "\(remote)")
         }
         let inert = MetaRouter.Analytics.concreteInstance(for: InitOptions(writeKey: "insecure-\(UUID())", ingestionHost: "http://ingest.example.com"))
         #expect(inert.configurationError?.contains("clear text") == true)

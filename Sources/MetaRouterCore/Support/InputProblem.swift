@@ -48,7 +48,10 @@ public struct InputProblem: Sendable, Hashable, CustomStringConvertible {
 package final class InputProblemReporter: Sendable {
     private let logger: AnalyticsLogger
     private let callback: (@Sendable (InputProblem) -> Void)?
-    private let counts = Locked<[InputProblem.Code: Int]>([:])
+    /// Per code, by its raw value: a dictionary keyed by the code itself would cost the thread
+    /// that makes an instance a lookup of the code's `Hashable` conformance across every loaded
+    /// image, the first time in a process.
+    private let counts = Locked<[String: Int]>([:])
 
     /// A reporter logging to `logger` and calling `callback` with every problem.
     package init(logger: AnalyticsLogger, callback: (@Sendable (InputProblem) -> Void)? = nil) {
@@ -59,7 +62,7 @@ package final class InputProblemReporter: Sendable {
     /// Logs `problem` (prefixed by the call it came from), counts it and hands it to the
     /// callback.
     package func report(_ problem: InputProblem, call: @autoclosure () -> String) {
-        counts.withLock { $0[problem.code, default: 0] += 1 }
+        counts.withLock { $0[problem.code.rawValue, default: 0] += 1 }
         logger.warning("sdk.invalid_input: \(call()): \(problem)")
         callback?(problem)
     }
@@ -67,7 +70,7 @@ package final class InputProblemReporter: Sendable {
     /// Counts `problem` and hands it to the callback without a log line, for a caller that
     /// logs it its own (throttled) way.
     package func count(_ problem: InputProblem) {
-        counts.withLock { $0[problem.code, default: 0] += 1 }
+        counts.withLock { $0[problem.code.rawValue, default: 0] += 1 }
         callback?(problem)
     }
 
@@ -79,5 +82,11 @@ package final class InputProblemReporter: Sendable {
     }
 
     /// Problems reported so far, per code.
-    package var countsByCode: [InputProblem.Code: Int] { counts.current }
+    package var countsByCode: [InputProblem.Code: Int] {
+        var byCode: [InputProblem.Code: Int] = [:]
+        for (rawValue, count) in counts.current {
+            if let code = InputProblem.Code(rawValue: rawValue) { byCode[code] = count }
+        }
+        return byCode
+    }
 }
