@@ -42,8 +42,10 @@ import Testing
         var options = localOptions("factory-thread-\(UUID())", capture: capture)
         let handoff = UncheckedPlugin(capture)
         let runs = Locked<[ObjectIdentifier]>([])
+        let built = DispatchSemaphore(value: 0)
         options.plugins = {
             runs.withLock { $0.append(ObjectIdentifier(Thread.current)) }
+            built.signal()
             return [handoff.plugin]
         }
         let frozenOptions = options
@@ -57,6 +59,9 @@ import Testing
             client.track("First")
             _ = MetaRouter.Analytics.concreteInstance(for: frozenOptions)
             client.track("Second")
+            // Alive until the factory has run, so the two threads' identities cannot be one
+            // object's address reused.
+            _ = built.wait(timeout: .now() + 10)
             box.withLock { $0 = client }
             made.signal()
         }
