@@ -60,8 +60,6 @@ enum ClientFactory {
         let slots: PillarSlots
     }
 
-    static func make(_ options: InitOptions) -> MetaRouterClient { prepare(options).start() }
-
     static func prepare(_ options: InitOptions) -> Prepared {
         let logger = AnalyticsLogger(
             sink: options.logSink ?? StandardErrorLogSink(), minimumLevel: options.debug ? .debug : .info,

@@ -276,7 +276,7 @@ public struct InitOptions: Sendable {
         let localhost = Array("localhost".utf8)
         if name == localhost || name == Array("::1".utf8) { return true }
         if name.count > localhost.count, name.suffix(localhost.count + 1).elementsEqual(".localhost".utf8) { return true }
-        // 127.a.b.c: four parts of decimal digits, each at most 255.
+        // 127.a.b.c: four parts of decimal digits, each at most 255, the first written `127`.
         var parts: [Int] = []
         var part: Int?
         for byte in name + [UInt8(ascii: ".")] {
@@ -292,7 +292,7 @@ public struct InitOptions: Sendable {
                 return false
             }
         }
-        return parts.count == 4 && parts[0] == 127 && name.first != UInt8(ascii: "0")
+        return parts.count == 4 && name.starts(with: "127.".utf8)
     }
 
     /// The ingestion host as a URL: whitespace and one trailing slash trimmed; `nil` unless it
