@@ -189,10 +189,14 @@ import Testing
         #expect(setting.purchaseFiles.count == 100)
 
         // After a restart the 100 on disk count: one more is refused until the source takes them.
+        // The source's answers are held until that is checked, so no purchase can be handed
+        // over first, however the machine schedules the test.
         try await setting.collector.entitlements(["ann": []])
-        let second = setting.start()
+        let heldAnswers = GatedTransport()
+        let second = setting.start(source: HTTPEntitlementSource(host: setting.collector.baseURL, writeKey: setting.writeKey, transport: heldAnswers))
         _ = await second.getDebugInfo()
         if case .refused = second.recordPurchase(transactionId: "tx-late", evidence: "grant:pro") {} else { Issue.record("a 101st purchase was kept") }
+        heldAnswers.release()
         #expect(await eventually { setting.purchaseFiles.isEmpty })
         #expect(second.recordPurchase(transactionId: "tx-late", evidence: "grant:pro") == .queued)
         let handed = try await setting.collector.requests().filter { $0.path == "/v1/purchases" && $0.status == 200 }
