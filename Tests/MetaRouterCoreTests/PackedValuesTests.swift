@@ -96,21 +96,6 @@ private struct PlainValueGenerator {
         #expect(PackedValues(bytes: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]).unpacked() == nil)
     }
 
-    /// A packed call whose bytes do not read back still makes its event, without properties,
-    /// and says so; a sound one makes the event its call described.
-    @Test func aPackedCallMakesItsEventAndReportsBytesThatDoNotReadBack() throws {
-        let logs = RecordingLogSink()
-        let problems = InputProblemReporter(logger: AnalyticsLogger(sink: logs))
-        let when = Date(timeIntervalSince1970: 1_800_000_000)
-        let sound = try #require(PackedTrackCall(name: "Viewed", timestamp: when, packing: ["sku": "A-1", "n": 2], problems: problems))
-        let event = sound.resolved()
-        #expect(event.event == "Viewed" && event.timestamp == when && event.properties == ["sku": "A-1", "n": 2] && !event.messageId.isEmpty)
-        #expect(logs.messages.isEmpty)
-        let damaged = PackedTrackCall(name: "Viewed", timestamp: when, values: PackedValues(bytes: [0x05, UInt8(ascii: "s")]), problems: problems)
-        #expect(damaged.resolved().properties == [:])
-        #expect(logs.messages.contains { $0.contains("could not be read back") })
-    }
-
     /// Once ``PipelineExecutor/compactionThreshold`` events wait, a track call is handed back to
     /// be packed; any other event is taken as it is.
     @Test func theIngressHandsBackTrackCallsOnceItIsBehind() {

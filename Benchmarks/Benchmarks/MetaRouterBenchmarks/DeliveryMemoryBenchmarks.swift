@@ -1,4 +1,5 @@
 @preconcurrency import Benchmark
+import CollectorProcess
 import Foundation
 @_spi(Benchmarks) import MetaRouter
 import MetaRouterCore

@@ -10,10 +10,12 @@ extension AnalyticsClient {
     package func track(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         guard acceptsEventName(name) else { return }
         guard let properties else { return admit(events.trackCommand(name, properties: nil, options: options), type: .track) }
-        // Behind a backlog, the values are packed at once (`PackedValues`).
+        // Behind a backlog, the values are packed at once (`PackedTrackRun`).
         let hint = executor.seemsBehind
         if hint, options == nil {
-            if let packed = events.packedTrack(name, properties: properties) { return admit(.packedTrack(packed), hint: true, type: .track) }
+            if let admission = executor.submitPacked(name: name, timestamp: events.now(), values: properties, problems: events.problems, hint: true) {
+                return answer(admission, type: .track)
+            }
             // Its values do not pack: it waits as it is, without asking again.
             return admit(events.trackCommand(name, properties: properties, options: nil), hint: true, type: .track)
         }

@@ -114,14 +114,21 @@ public final class AnalyticsClient: Sendable {
     /// Submits an event's command and reports what refused it; `compacting` and `hint` only for a
     /// track call with values (``PipelineExecutor/submit(_:compacting:hint:)``).
     func admit(_ command: Command, compacting: Bool = false, hint: Bool? = nil, type: EventType) {
-        switch executor.submit(command, compacting: compacting, hint: hint) {
-        case .accepted, .overflowed(report: nil):
+        let admission = executor.submit(command, compacting: compacting, hint: hint)
+        guard case .behind = admission else { return answer(admission, type: type) }
+        // The ingress is behind: the call waits packed (or, when its values cannot be packed, as
+        // it is).
+        guard case .track(let call) = command, let values = call.values,
+            let packed = executor.submitPacked(name: call.name, timestamp: call.timestamp, values: values, problems: call.problems, hint: nil)
+        else { return admit(command, type: type) }
+        answer(packed, type: type)
+    }
+
+    /// Reports what refused an event, if anything did.
+    func answer(_ admission: PipelineExecutor.Admission, type: EventType) {
+        switch admission {
+        case .accepted, .overflowed(report: nil), .behind:
             return
-        case .behind:
-            // The ingress is behind: the call waits packed (or, when its values cannot be
-            // packed, as it is).
-            guard case .track(let call) = command, let packed = call.packed() else { return admit(command, type: type) }
-            admit(.packedTrack(packed), type: type)
         case .refused:
             noteDroppedCall("\(type.rawValue) call")
         case .forked:

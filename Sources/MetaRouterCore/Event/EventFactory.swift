@@ -6,7 +6,8 @@ import Foundation
 /// (`Encodable`) values are encoded here, at the call. Nothing here touches disk or network.
 package struct EventFactory: Sendable {
     private let clock: any AnalyticsClock
-    private let problems: InputProblemReporter
+    /// Where the values a call's event drops are reported.
+    let problems: InputProblemReporter
 
     /// A factory stamping times from `clock` and reporting dropped values to `problems`.
     package init(clock: any AnalyticsClock, problems: InputProblemReporter) {
@@ -31,11 +32,8 @@ package struct EventFactory: Sendable {
         return .track(TrackCall(name: name, timestamp: clock.now(), values: properties, problems: problems))
     }
 
-    /// A track call without options with its values packed (``PackedValues``), for a call made
-    /// while the ingress is behind; `nil` when a value is of a kind not packed.
-    func packedTrack(_ name: String, properties: [String: Any]) -> PackedTrackCall? {
-        PackedTrackCall(name: name, timestamp: clock.now(), packing: properties, problems: problems)
-    }
+    /// The time a call made now is stamped with.
+    func now() -> Date { clock.now() }
 
     /// `prepared`, a call's event made without values, with `values` (already converted) to
     /// merge into its properties or traits.

@@ -30,14 +30,34 @@ package struct PackedValues: Sendable {
         return packable ? PackedValues(bytes: bytes) : nil
     }
 
+    /// `values` packed, handed to `body` where they were written (on the stack when they fit
+    /// in ``ByteWriter/scratchLimit`` bytes), so a caller that copies them elsewhere allocates
+    /// nothing; `nil`, without calling `body`, when one value is not of a kind packed here.
+    static func withPacked<Result>(_ values: [String: Any], _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        var packable = true
+        var result: Result?
+        let fitted = withUnsafeTemporaryAllocation(byteCount: ByteWriter.scratchLimit, alignment: 1) { scratch -> Bool in
+            guard var writer = ByteWriter(into: scratch) else { return false }
+            packable = Packer.members(of: values, depth: 1, into: &writer)
+            guard packable, writer.count <= scratch.count else { return false }
+            result = body(UnsafeRawBufferPointer(rebasing: scratch[..<writer.count]))
+            return true
+        }
+        guard !fitted, packable else { return result }
+        return pack(values)?.bytes.withUnsafeBytes(body)
+    }
+
     /// The values as ``JSON``, or `nil` when the bytes are not a packing (never for bytes
     /// ``pack(_:)`` made; checked all the same, as every read of bytes is).
     func unpacked() -> [String: JSON]? {
-        bytes.withUnsafeBytes { buffer in
-            var reader = Unpacker(buffer: buffer)
-            guard let members = reader.members(depth: 1), reader.isAtEnd else { return nil }
-            return members
-        }
+        bytes.withUnsafeBytes(Self.unpacked)
+    }
+
+    /// The values packed in `buffer` as ``JSON``, as ``unpacked()``.
+    static func unpacked(_ buffer: UnsafeRawBufferPointer) -> [String: JSON]? {
+        var reader = Unpacker(buffer: buffer)
+        guard let members = reader.members(depth: 1), reader.isAtEnd else { return nil }
+        return members
     }
 }
 

@@ -18,46 +18,4 @@ package struct TrackCall: @unchecked Sendable {  // `values` holds only plain va
         let event = Event(type: .track, messageId: "", timestamp: timestamp, event: name, context: [:])
         return PreparedEvent(event, values: values, plain: true, target: .properties, problems: problems).resolved()
     }
-
-    /// The call with its values packed (``PackedValues``), for a call that waits behind a
-    /// backlog; `nil` when it has no values or one is of a kind not packed.
-    func packed() -> PackedTrackCall? {
-        guard let values else { return nil }
-        return PackedTrackCall(name: name, timestamp: timestamp, packing: values, problems: problems)
-    }
-}
-
-/// A ``TrackCall`` whose values were packed at the call because the ingress was behind
-/// (``PipelineExecutor/compactionThreshold``): it holds one byte array instead of the caller's
-/// dictionaries.
-package struct PackedTrackCall: Sendable {
-    let name: String
-    let timestamp: Date
-    let values: PackedValues
-    let problems: InputProblemReporter
-
-    /// The call with `values` packed; `nil` when one is of a kind not packed.
-    init?(name: String, timestamp: Date, packing values: [String: Any], problems: InputProblemReporter) {
-        guard let packed = PackedValues.pack(values) else { return nil }
-        self.init(name: name, timestamp: timestamp, values: packed, problems: problems)
-    }
-
-    init(name: String, timestamp: Date, values: PackedValues, problems: InputProblemReporter) {
-        self.name = name
-        self.timestamp = timestamp
-        self.values = values
-        self.problems = problems
-    }
-
-    /// The complete event, the same one ``TrackCall/resolved()`` makes of the unpacked call.
-    package consuming func resolved() -> Event {
-        let properties = values.unpacked()
-        if properties == nil {
-            problems.report(
-                InputProblem(code: .propertyNotEncodable, keyPath: "properties", message: "dropped properties: their packed form could not be read back"),
-                call: "track \"\(name)\"")
-        }
-        let event = Event(type: .track, messageId: "", timestamp: timestamp, event: name, properties: properties ?? [:], context: [:])
-        return PreparedEvent(event).resolved()
-    }
 }

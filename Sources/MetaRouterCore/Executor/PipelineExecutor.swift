@@ -8,15 +8,16 @@ package enum Command: Sendable {
     case event(PreparedEvent)
     /// A track call whose event is made on the executor, then run like ``event(_:)``.
     case track(TrackCall)
-    /// A track call made while the ingress was behind, its values packed at the call.
-    case packedTrack(PackedTrackCall)
+    /// Track calls made one after another while the ingress was behind, their values packed
+    /// at the call (``PipelineExecutor/submitPacked(name:timestamp:values:problems:hint:)``).
+    case packedTracks(PackedTrackRun)
     /// Work that runs on the executor with the timeline, in order with the events.
     case operation(@Sendable (Timeline) -> Void)
 
     /// Whether the command is an event (which the ingress bound counts and a refusal drops).
     var isEvent: Bool {
         switch self {
-        case .event, .track, .packedTrack: return true
+        case .event, .track, .packedTracks: return true
         case .operation: return false
         }
     }
@@ -45,7 +46,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         /// Events refused because `pendingEvents` was at its limit, and their reports.
         var overflowed = 0
         var overflowReports = ReportThrottle(interval: PipelineExecutor.overflowReportInterval)
-        /// Track calls taken with their values packed (``Command/packedTrack(_:)``).
+        /// Track calls taken with their values packed (``Command/packedTracks(_:)``).
         var packed = 0
         /// Work that runs ahead of the pending commands (see ``submitPromptly(_:)``).
         var prompt: [@Sendable (Timeline) -> Void] = []
@@ -73,8 +74,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     }
 
     /// Events waiting in the ingress from which a track call's values are packed at the call
-    /// (``PackedValues``) instead of waiting as the caller's dictionaries: a burst that outruns
-    /// the executor then holds about 250 bytes a call instead of about 750. Below it, calls stay
+    /// (``PackedTrackRun``) instead of waiting as the caller's dictionaries: a burst that outruns
+    /// the executor then holds about 120 bytes a call instead of about 750. Below it, calls stay
     /// as cheap as they can be; the memory they hold is bounded by it (under a megabyte).
     static let compactionThreshold = 1_024
 
@@ -146,15 +147,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         let (wake, admission, behind) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool) in
             let behind = state.pendingEvents >= Self.compactionThreshold
             if isEvent {
-                guard !state.refusingEvents else { return (.none, .refused, behind) }
-                guard state.pendingEvents < maxPendingEvents else {
-                    state.overflowed += 1
-                    let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-                    return (.none, .overflowed(report: state.overflowReports.add(1, at: uptime)), behind)
-                }
+                if let refusal = refusal(of: &state) { return (.none, refusal, behind) }
                 if compactable, behind { return (.none, .behind, behind) }
                 state.pendingEvents += 1
-                if case .packedTrack = command { state.packed += 1 }
             }
             state.pending.append(command)
             return (state.activity.submitted(urgent: !isEvent), .accepted, behind)
@@ -162,6 +157,46 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         perform(wake)
         if let hint, hint != behind { BacklogHint.note(behind: behind, ObjectIdentifier(self)) }
         return admission
+    }
+
+    /// Appends a track call made without options with its values packed: into the ingress's
+    /// last command when that is a ``PackedTrackRun`` of the same reporter, else into a new run
+    /// appended after it, so the calls keep their order with every other command. Refused as
+    /// ``submit(_:compacting:hint:)`` refuses an event; `hint` as there. `nil`, with nothing
+    /// submitted, when one of `values` is of a kind ``PackedValues`` does not pack.
+    func submitPacked(name: String, timestamp: Date, values: [String: Any], problems: InputProblemReporter, hint: Bool?) -> Admission? {
+        guard !ForkGuard.isChild else { return .forked }
+        let taken = PackedValues.withPacked(values) { packed in
+            ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool) in
+                let behind = state.pendingEvents >= Self.compactionThreshold
+                if let refusal = refusal(of: &state) { return (.none, refusal, behind) }
+                state.pendingEvents += 1
+                state.packed += 1
+                if case .packedTracks(let run) = state.pending.last, run.problems === problems {
+                    run.append(name: name, timestamp: timestamp, values: packed)
+                } else {
+                    let run = PackedTrackRun(problems: problems)
+                    run.append(name: name, timestamp: timestamp, values: packed)
+                    state.pending.append(.packedTracks(run))
+                }
+                return (state.activity.submitted(urgent: false), .accepted, behind)
+            }
+        }
+        guard let (wake, admission, behind) = taken else { return nil }
+        perform(wake)
+        if let hint, hint != behind { BacklogHint.note(behind: behind, ObjectIdentifier(self)) }
+        return admission
+    }
+
+    /// Why an event is refused now, counting an overflow; `nil` when it may be taken.
+    private func refusal(of state: inout Ingress) -> Admission? {
+        guard !state.refusingEvents else { return .refused }
+        guard state.pendingEvents < maxPendingEvents else {
+            state.overflowed += 1
+            let uptime = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+            return .overflowed(report: state.overflowReports.add(1, at: uptime))
+        }
+        return nil
     }
 
     /// Whether this thread's last event found the ingress behind (``BacklogHint``): a track
@@ -260,12 +295,18 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                 batch.reverse()
                 var index = 0
                 while let command = batch.popLast() {
-                    if index % Self.promptInterval == Self.promptInterval - 1 { runPromptWork() }
-                    index += 1
+                    if case .packedTracks(let run) = command {
+                        run.forEachEvent { event in
+                            runPromptWork(turn: &index)
+                            timeline.process(event)
+                        }
+                        continue
+                    }
+                    runPromptWork(turn: &index)
                     switch consume command {
                     case .event(let prepared): timeline.process((consume prepared).resolved())
                     case .track(let call): timeline.process((consume call).resolved())
-                    case .packedTrack(let call): timeline.process((consume call).resolved())
+                    case .packedTracks: break
                     case .operation(let work): work(timeline)
                     }
                 }
@@ -315,6 +356,13 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         // A submission that ended the pause as it timed out signals (or is about to): take that
         // signal, so that it does not end the next pause.
         if ingress.withLock({ $0.activity.pauseTimedOut() }) { pauseEnd.wait() }
+    }
+
+    /// Counts one more command (or packed call) of a batch, and runs the prompt work every
+    /// ``promptInterval`` of them.
+    private func runPromptWork(turn index: inout Int) {
+        if index % Self.promptInterval == Self.promptInterval - 1 { runPromptWork() }
+        index += 1
     }
 
     private func runPromptWork() {

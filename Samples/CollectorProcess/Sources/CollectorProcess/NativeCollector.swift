@@ -8,14 +8,16 @@ import Glibc
 /// collector would set: it reads each request (headers, then `Content-Length` bytes of body)
 /// and answers `200 {}` on the same kept connection, a thread per connection. It does
 /// not decode bodies; the benchmarks count delivered events on the SDK's side.
-final class NativeCollector: @unchecked Sendable {  // `listener` and `url` are set once; `state` locks its own
-    let url: URL
+public final class NativeCollector: @unchecked Sendable {  // `listener` and `url` are set once; `state` locks its own
+    /// The collector's base URL, to use as the ingestion host.
+    public let url: URL
     private let listener: Int32
     private let state = NativeCollectorState()
 
     private struct SetupFailed: Error {}
 
-    init() throws {
+    /// Listens on an ephemeral port of 127.0.0.1 and accepts connections on a thread of its own.
+    public init() throws {
         #if canImport(Glibc)
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw SetupFailed() }
@@ -42,7 +44,7 @@ final class NativeCollector: @unchecked Sendable {  // `listener` and `url` are 
     }
 
     /// Stops accepting and ends every open connection.
-    func stop() {
+    public func stop() {
         #if canImport(Glibc)
         shutdown(listener, Int32(SHUT_RDWR))
         state.stop { shutdown($0, Int32(SHUT_RDWR)) }

@@ -1,0 +1,138 @@
+import Foundation
+
+/// Track calls made one after another while the ingress was behind
+/// (``PipelineExecutor/compactionThreshold``), each kept as its name, its time and its values
+/// packed (``PackedValues``), back to back in chunks of bytes. The whole run takes one ingress
+/// slot, and a waiting call costs its bytes — about 120 for six properties and a nested object —
+/// with no allocation of its own. The executor frees each chunk as soon as it has read its calls.
+///
+/// A record is the time (`timeIntervalSinceReferenceDate`'s 8-byte bit pattern, little-endian),
+/// then the name and the packed values, each as a LEB128 length and its bytes. A record never
+/// spans two chunks.
+package final class PackedTrackRun: @unchecked Sendable {  // callers append only under the ingress's lock while the run is the ingress's last command; the executor reads it only after taking it out of the ingress under that lock, after which nothing appends
+    /// The bytes a chunk has room for; a larger record gets a chunk of its own size.
+    static let chunkSize = 32 * 1024
+
+    /// Reports values that could not be read back (the reporter of every call in the run).
+    let problems: InputProblemReporter
+    private var chunks: [[UInt8]] = []
+    /// The calls appended.
+    private(set) var count = 0
+
+    init(problems: InputProblemReporter) { self.problems = problems }
+
+    /// Appends one call: its name, its time and its packed values.
+    func append(name: String, timestamp: Date, values: UnsafeRawBufferPointer) {
+        var name = name
+        name.withUTF8 { name in
+            let size = 8 + Self.lengthSize(name.count) + name.count + Self.lengthSize(values.count) + values.count
+            if chunks.last.map({ $0.capacity - $0.count < size }) ?? true {
+                var chunk: [UInt8] = []
+                chunk.reserveCapacity(max(Self.chunkSize, size))
+                chunks.append(chunk)
+            }
+            let last = chunks.count - 1
+            withUnsafeBytes(of: timestamp.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { chunks[last].append(contentsOf: $0) }
+            Self.appendLength(name.count, to: &chunks[last])
+            chunks[last].append(contentsOf: UnsafeRawBufferPointer(name))
+            Self.appendLength(values.count, to: &chunks[last])
+            chunks[last].append(contentsOf: values)
+        }
+        count += 1
+    }
+
+    /// Hands each call's event to `body`, in the order appended, freeing each chunk once its
+    /// calls are read; the run is empty afterwards. A record whose framing does not read back
+    /// (never one ``append(name:timestamp:values:)`` wrote; checked all the same, as every read
+    /// of bytes is) is reported, and the rest of its chunk is dropped.
+    func forEachEvent(_ body: (Event) -> Void) {
+        for index in chunks.indices {
+            let chunk = chunks[index]
+            chunks[index] = []
+            chunk.withUnsafeBytes { bytes in
+                var reader = RecordReader(bytes: bytes)
+                while !reader.isAtEnd {
+                    guard let record = reader.next() else {
+                        problems.report(
+                            InputProblem(code: .propertyNotEncodable, keyPath: "properties", message: "dropped track calls: their packed form could not be read back"),
+                            call: "track")
+                        return
+                    }
+                    body(Self.event(name: record.name, timestamp: record.timestamp, values: record.values, problems: problems))
+                }
+            }
+        }
+        chunks = []
+        count = 0
+    }
+
+    /// The event of a track call made without options: the same one ``TrackCall/resolved()``
+    /// makes of the call unpacked. Values that do not read back are reported and dropped.
+    static func event(name: String, timestamp: Date, values: UnsafeRawBufferPointer, problems: InputProblemReporter) -> Event {
+        let properties = PackedValues.unpacked(values)
+        if properties == nil {
+            problems.report(
+                InputProblem(code: .propertyNotEncodable, keyPath: "properties", message: "dropped properties: their packed form could not be read back"),
+                call: "track \"\(name)\"")
+        }
+        let event = Event(type: .track, messageId: "", timestamp: timestamp, event: name, properties: properties ?? [:], context: [:])
+        return PreparedEvent(event).resolved()
+    }
+
+    private static func lengthSize(_ length: Int) -> Int {
+        var size = 1
+        var remaining = UInt(length) >> 7
+        while remaining > 0 {
+            size += 1
+            remaining >>= 7
+        }
+        return size
+    }
+
+    private static func appendLength(_ length: Int, to chunk: inout [UInt8]) {
+        var remaining = UInt(length)
+        while remaining >= 0x80 {
+            chunk.append(UInt8(truncatingIfNeeded: remaining) | 0x80)
+            remaining >>= 7
+        }
+        chunk.append(UInt8(remaining))
+    }
+}
+
+/// Reads a chunk's records, checking every length against the bytes left.
+private struct RecordReader {
+    let bytes: UnsafeRawBufferPointer
+    private var position = 0
+
+    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    var isAtEnd: Bool { position >= bytes.count }
+
+    mutating func next() -> (name: String, timestamp: Date, values: UnsafeRawBufferPointer)? {
+        guard bytes.count - position >= 8 else { return nil }
+        let bits = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        position += 8
+        guard let name = field(), let values = field() else { return nil }
+        return (String(decoding: name, as: UTF8.self), Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)), values)
+    }
+
+    /// A LEB128 length and that many bytes, when they are all there.
+    private mutating func field() -> UnsafeRawBufferPointer? {
+        var length: UInt = 0
+        var shift: UInt = 0
+        while position < bytes.count, shift < 63 {
+            let byte = bytes[position]
+            position += 1
+            length |= UInt(byte & 0x7F) << shift
+            guard byte & 0x80 == 0 else {
+                shift += 7
+                continue
+            }
+            guard length <= UInt(bytes.count - position) else { return nil }
+            let field = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))])
+            position += Int(length)
+            return field
+        }
+        return nil
+    }
+}

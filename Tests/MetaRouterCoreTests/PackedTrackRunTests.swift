@@ -1,0 +1,129 @@
+import Foundation
+import MetaRouterTesting
+import Testing
+
+@testable import MetaRouterCore
+
+/// The run that keeps track calls made behind a backlog (``PackedTrackRun``): one ingress slot
+/// for consecutive calls, their bytes in chunks.
+@Suite struct PackedTrackRunTests {
+    /// Calls appended across many chunks — one of them larger than a chunk — come back as their
+    /// events in order, each with its own name, exact time and values, and the run is empty
+    /// afterwards.
+    @Test func aRunGivesBackEveryCallInOrderAcrossChunks() {
+        let problems = InputProblemReporter(logger: AnalyticsLogger(sink: SilentSink()))
+        let run = PackedTrackRun(problems: problems)
+        let start = Date(timeIntervalSince1970: 1_800_000_000.123_456)
+        let large = String(repeating: "x", count: PackedTrackRun.chunkSize + 10)
+        let total = 2_000
+        func values(_ index: Int) -> [String: Any] {
+            index == 700 ? ["large": large, "index": index] : ["index": index, "name": "a product name over fifteen bytes", "item": ["price": 1.5]]
+        }
+        for index in 0..<total {
+            let appended: Void? = PackedValues.withPacked(values(index)) {
+                run.append(name: "Viewed \(index)", timestamp: start.addingTimeInterval(Double(index) / 7), values: $0)
+            }
+            #expect(appended != nil)
+        }
+        #expect(run.count == total)
+        var events: [Event] = []
+        run.forEachEvent { events.append($0) }
+        #expect(events.count == total)
+        for (index, event) in events.enumerated() {
+            let expected = index == 700
+                ? ["large": JSON.string(large), "index": .int(700)]
+                : ["index": .int(Int64(index)), "name": "a product name over fifteen bytes", "item": ["price": 1.5]]
+            guard event.event == "Viewed \(index)", event.timestamp == start.addingTimeInterval(Double(index) / 7), event.properties == expected,
+                !event.messageId.isEmpty
+            else {
+                Issue.record("call \(index) came back as \(event.event ?? "-") at \(event.timestamp)")
+                return
+            }
+        }
+        #expect(run.count == 0)
+        var again = 0
+        run.forEachEvent { _ in again += 1 }
+        #expect(again == 0)
+    }
+
+    /// Values that do not pack are never handed to the body; those too large for the stack
+    /// scratch are packed all the same.
+    @Test func withPackedPacksWhatPacksAndNothingElse() {
+        var called = 0
+        #expect(PackedValues.withPacked(["bad": Double.nan]) { _ in called += 1 } == nil)
+        #expect(called == 0)
+        let large = ["text": String(repeating: "y", count: 5_000)] as [String: Any]
+        let readBack = PackedValues.withPacked(large) { PackedValues.unpacked($0) }
+        #expect(readBack == .some(["text": .string(String(repeating: "y", count: 5_000))]))
+    }
+
+    /// A packed call whose bytes do not read back still makes its event, without properties,
+    /// and says so; a sound one makes the event its call described.
+    @Test func aPackedCallMakesItsEventAndReportsBytesThatDoNotReadBack() {
+        let logs = RecordingLogSink()
+        let problems = InputProblemReporter(logger: AnalyticsLogger(sink: logs))
+        let when = Date(timeIntervalSince1970: 1_800_000_000)
+        let sound = PackedValues.withPacked(["sku": "A-1", "n": 2]) { PackedTrackRun.event(name: "Viewed", timestamp: when, values: $0, problems: problems) }
+        #expect(sound?.event == "Viewed" && sound?.timestamp == when && sound?.properties == ["sku": "A-1", "n": 2] && sound?.messageId.isEmpty == false)
+        #expect(logs.messages.isEmpty)
+        let damaged = [0x05, UInt8(ascii: "s")].withUnsafeBytes { PackedTrackRun.event(name: "Viewed", timestamp: when, values: $0, problems: problems) }
+        #expect(damaged.properties == [:])
+        #expect(logs.messages.contains { $0.contains("could not be read back") })
+    }
+
+    /// Work submitted between packed calls keeps its place: it sees exactly the events tracked
+    /// before it (each run of packed calls ends where other work was submitted); prompt work
+    /// submitted while the executor is inside a long run overtakes the rest of it after a few
+    /// dozen of its calls.
+    @Test func otherWorkKeepsItsPlaceAmongPackedCalls() async {
+        let gate = ExecutorGate()
+        let counter = SeenEvents()
+        let client = makeClient([gate, counter], writeKey: "packed-runs")
+        let seenAtPrompt = Locked<Int?>(nil)
+        // Inside the first run (its calls start after the threshold's unpacked ones).
+        let promptAt = PipelineExecutor.compactionThreshold + 200
+        counter.onCount(promptAt) { client.performPromptly { _ in seenAtPrompt.withLock { $0 = counter.count } } }
+        await gate.hold(client)
+        let seenAtWork = Locked<[Int]>([])
+        let burst = PipelineExecutor.compactionThreshold * 2
+        for round in 0..<3 {
+            for index in 0..<burst {
+                let properties: [String: Any] = ["round": round, "index": index]
+                client.track("Run", properties: properties)
+            }
+            client.perform { _ in seenAtWork.withLock { $0.append(counter.count) } }
+        }
+        #expect(client.packedCalls >= 3 * burst - PipelineExecutor.compactionThreshold)
+        gate.open.signal()
+        await client.settle()
+        // The gate's own event counts first.
+        #expect(seenAtWork.current == [1 + burst, 1 + 2 * burst, 1 + 3 * burst])
+        let prompt = seenAtPrompt.current ?? Int.max
+        #expect(prompt > promptAt && prompt <= promptAt + PipelineExecutor.promptInterval)
+        #expect(counter.count == 1 + 3 * burst)
+        await client.shutdown()
+    }
+}
+
+/// Counts the events it has seen, on the executor, and runs an action when the count reaches a
+/// given number.
+private final class SeenEvents: Plugin, @unchecked Sendable {  // `seen` and `action` are only touched under `lock`
+    let type = PluginType.before
+    private let lock = NSLock()
+    private var seen = 0
+    private var action: (count: Int, run: @Sendable () -> Void)?
+
+    var count: Int { lock.withLock { seen } }
+
+    /// Runs `action` on the executor once `count` events have been seen.
+    func onCount(_ count: Int, _ action: @escaping @Sendable () -> Void) { lock.withLock { self.action = (count, action) } }
+
+    func execute(event: Event) -> Event? {
+        let due = lock.withLock { () -> (@Sendable () -> Void)? in
+            seen += 1
+            return seen == action?.count ? action?.run : nil
+        }
+        due?()
+        return event
+    }
+}
