@@ -19,15 +19,16 @@ import Testing
         func values(_ index: Int) -> [String: Any] {
             index == 700 ? ["large": large, "index": index] : ["index": index, "name": "a product name over fifteen bytes", "item": ["price": 1.5]]
         }
+        var pool = PackedChunkPool()
         for index in 0..<total {
             let appended: Void? = PackedValues.withPacked(values(index)) {
-                run.append(name: "Viewed \(index)", timestamp: start.addingTimeInterval(Double(index) / 7), values: $0)
+                run.append(name: "Viewed \(index)", timestamp: start.addingTimeInterval(Double(index) / 7), values: $0, pool: &pool)
             }
             #expect(appended != nil)
         }
         #expect(run.count == total)
         var events: [Event] = []
-        run.forEachEvent { events.append($0) }
+        run.forEachEvent(giveBack: { pool.giveBack($0) }) { events.append($0) }
         #expect(events.count == total)
         for (index, event) in events.enumerated() {
             let expected = index == 700
@@ -42,8 +43,41 @@ import Testing
         }
         #expect(run.count == 0)
         var again = 0
-        run.forEachEvent { _ in again += 1 }
+        run.forEachEvent(giveBack: { _ in again += 1 }) { _ in again += 1 }
         #expect(again == 0)
+        // Every chunk of the ordinary size came back for the next run, the large one did not.
+        let pooled = pool.count
+        #expect(pooled > 4)
+        _ = PackedValues.withPacked(["a": 1]) { run.append(name: "Again", timestamp: start, values: $0, pool: &pool) }
+        #expect(pool.count == pooled - 1 && run.count == 1)
+    }
+
+    /// The pool asks for twice the bytes packed since it was last asked, within its capacity,
+    /// keeps only emptied chunks of the ordinary size, and lets everything go when emptied.
+    @Test func theChunkPoolPreparesForWhatArrivesWithinItsCapacity() {
+        var pool = PackedChunkPool()
+        #expect(pool.wanted() == 0)
+        _ = pool.chunk(for: 100)
+        pool.noteAppended(PackedTrackRun.chunkSize - 100)
+        #expect(pool.wanted() == 2)
+        #expect(pool.wanted() == 0)  // the arrivals were counted once
+        pool.add([PackedChunkPool.touchedChunk(), PackedChunkPool.touchedChunk(), PackedChunkPool.touchedChunk()])
+        #expect(pool.count == 3)
+        pool.noteAppended(PackedChunkPool.capacityBytes * 10)
+        #expect(pool.wanted() == PackedChunkPool.capacityBytes / PackedTrackRun.chunkSize - 3)
+        pool.add((0..<100).map { _ in PackedChunkPool.touchedChunk() })
+        #expect(pool.count == PackedChunkPool.capacityBytes / PackedTrackRun.chunkSize)
+        pool.giveBack([])  // no capacity: not kept
+        pool.empty()
+        pool.giveBack([UInt8](repeating: 1, count: PackedTrackRun.chunkSize))  // not emptied: not kept
+        var large: [UInt8] = []
+        large.reserveCapacity(4 * PackedTrackRun.chunkSize)
+        pool.giveBack(large)
+        #expect(pool.count == 0)
+        var ordinary = PackedChunkPool.touchedChunk()
+        ordinary.removeAll(keepingCapacity: true)
+        pool.giveBack(ordinary)
+        #expect(pool.count == 1)
     }
 
     /// Values that do not pack are never handed to the body; those too large for the stack

@@ -21,15 +21,16 @@ package final class PackedTrackRun: @unchecked Sendable {  // callers append onl
 
     init(problems: InputProblemReporter) { self.problems = problems }
 
-    /// Appends one call: its name, its time and its packed values.
-    func append(name: String, timestamp: Date, values: UnsafeRawBufferPointer) {
+    /// Appends one call: its name, its time and its packed values; a new chunk, when one is
+    /// needed, comes from `pool`.
+    func append(name: String, timestamp: Date, values: UnsafeRawBufferPointer, pool: inout PackedChunkPool) {
         var name = name
         name.withUTF8 { name in
             let size = 8 + Self.lengthSize(name.count) + name.count + Self.lengthSize(values.count) + values.count
             if chunks.last.map({ $0.capacity - $0.count < size }) ?? true {
-                var chunk: [UInt8] = []
-                chunk.reserveCapacity(max(Self.chunkSize, size))
-                chunks.append(chunk)
+                chunks.append(pool.chunk(for: size))
+            } else {
+                pool.noteAppended(size)
             }
             let last = chunks.count - 1
             withUnsafeBytes(of: timestamp.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { chunks[last].append(contentsOf: $0) }
@@ -41,14 +42,18 @@ package final class PackedTrackRun: @unchecked Sendable {  // callers append onl
         count += 1
     }
 
-    /// Hands each call's event to `body`, in the order appended, freeing each chunk once its
-    /// calls are read; the run is empty afterwards. A record whose framing does not read back
-    /// (never one ``append(name:timestamp:values:)`` wrote; checked all the same, as every read
-    /// of bytes is) is reported, and the rest of its chunk is dropped.
-    func forEachEvent(_ body: (Event) -> Void) {
+    /// Hands each call's event to `body`, in the order appended, and each chunk, emptied, to
+    /// `giveBack` once its calls are read; the run is empty afterwards. A record whose framing
+    /// does not read back (never one ``append(name:timestamp:values:pool:)`` wrote; checked all
+    /// the same, as every read of bytes is) is reported, and the rest of its chunk is dropped.
+    func forEachEvent(giveBack: ([UInt8]) -> Void, _ body: (Event) -> Void) {
         for index in chunks.indices {
-            let chunk = chunks[index]
-            chunks[index] = []
+            var chunk: [UInt8] = []
+            swap(&chunk, &chunks[index])
+            defer {
+                chunk.removeAll(keepingCapacity: true)
+                giveBack(chunk)
+            }
             chunk.withUnsafeBytes { bytes in
                 var reader = RecordReader(bytes: bytes)
                 while !reader.isAtEnd {

@@ -48,6 +48,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         var overflowReports = ReportThrottle(interval: PipelineExecutor.overflowReportInterval)
         /// Track calls taken with their values packed (``Command/packedTracks(_:)``).
         var packed = 0
+        /// Chunks for the runs of packed calls.
+        var chunkPool = PackedChunkPool()
         /// Work that runs ahead of the pending commands (see ``submitPromptly(_:)``).
         var prompt: [@Sendable (Timeline) -> Void] = []
         /// Idle, draining, pausing or held.
@@ -173,10 +175,10 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                 state.pendingEvents += 1
                 state.packed += 1
                 if case .packedTracks(let run) = state.pending.last, run.problems === problems {
-                    run.append(name: name, timestamp: timestamp, values: packed)
+                    run.append(name: name, timestamp: timestamp, values: packed, pool: &state.chunkPool)
                 } else {
                     let run = PackedTrackRun(problems: problems)
-                    run.append(name: name, timestamp: timestamp, values: packed)
+                    run.append(name: name, timestamp: timestamp, values: packed, pool: &state.chunkPool)
                     state.pending.append(.packedTracks(run))
                 }
                 return (state.activity.submitted(urgent: false), .accepted, behind)
@@ -267,8 +269,10 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
             let step = ingress.withLock { state -> Step in
                 guard !state.pending.isEmpty || !state.prompt.isEmpty else {
                     guard state.activity.foundEmpty(afterEvents: ranEvents) else {
-                        // Idle: both buffers go back to the allocator (this one is empty).
+                        // Idle: both buffers and the packed calls' chunks go back to the
+                        // allocator (this buffer is empty).
                         state.pending = []
+                        state.chunkPool.empty()
                         return .stop
                     }
                     return .pause
@@ -296,7 +300,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                 var index = 0
                 while let command = batch.popLast() {
                     if case .packedTracks(let run) = command {
-                        run.forEachEvent { event in
+                        run.forEachEvent(giveBack: { chunk in ingress.withLock { $0.chunkPool.giveBack(chunk) } }) { event in
                             runPromptWork(turn: &index)
                             timeline.process(event)
                         }
@@ -365,11 +369,19 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         index += 1
     }
 
+    /// Runs the prompt work waiting, and adds to the chunks for packed calls what the callers
+    /// are expected to pack before the next look (``PackedChunkPool``): the executor takes the
+    /// page faults of a growing run, not the caller holding the ingress's lock.
     private func runPromptWork() {
-        let prompt = ingress.withLock { state -> [@Sendable (Timeline) -> Void] in
-            guard !state.prompt.isEmpty else { return [] }
+        let (prompt, chunks) = ingress.withLock { state -> ([@Sendable (Timeline) -> Void], Int) in
+            let chunks = state.chunkPool.wanted()
+            guard !state.prompt.isEmpty else { return ([], chunks) }
             defer { state.prompt = [] }
-            return state.prompt
+            return (state.prompt, chunks)
+        }
+        if chunks > 0 {
+            let touched = (0..<chunks).map { _ in PackedChunkPool.touchedChunk() }
+            ingress.withLock { $0.chunkPool.add(touched) }
         }
         for work in prompt { work(timeline) }
     }

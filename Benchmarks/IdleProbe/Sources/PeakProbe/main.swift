@@ -9,8 +9,10 @@ import MetaRouter
 // six-key dictionary holding a nested object, as an app's call sites do.
 //
 // Prints the resident memory once the instance is running and before the first call (what the
-// process holds anyway), the peak over the whole process (`VmHWM`), the delivery rate, and the
-// calls still waiting for the executor when the last call returned.
+// process holds anyway), the peak over the whole process (`VmHWM`), the delivery rate, the
+// calls still waiting for the executor when the last call returned, and what the calls cost
+// their thread: the median and 99th percentile of a call (timed call by call, the dictionary
+// built before the clock starts) and the page faults the thread took during them.
 //
 // Usage: PeakProbe collect                       (a loopback collector; prints "URL <url>",
 //                                                 runs until its standard input closes)
@@ -69,13 +71,27 @@ let analytics = Analytics.instance(for: options)
 await analytics.flushAndWait()
 let baseline = statusMegabytes("VmRSS")
 
+/// Page faults the calling thread has taken so far.
+func threadPageFaults() -> Int {
+    var usage = rusage()
+    guard getrusage(__rusage_who_t(1), &usage) == 0 else { return 0 }  // 1: RUSAGE_THREAD
+    return usage.ru_minflt + usage.ru_majflt
+}
+
+var durations = [UInt64](repeating: 0, count: total)
+let faultsBefore = threadPageFaults()
 let start = DispatchTime.now().uptimeNanoseconds
 for index in 0..<total {
-    analytics.track("Product Viewed", properties: [
+    let properties: [String: Any] = [
         "sku": "SHOE-\(index)", "price": 19.99, "quantity": index % 7, "in_stock": true, "category": "footwear",
         "variant": ["size": 42, "color": "red"] as [String: Any],
-    ])
+    ]
+    let called = DispatchTime.now().uptimeNanoseconds
+    analytics.track("Product Viewed", properties: properties)
+    durations[index] = DispatchTime.now().uptimeNanoseconds - called
 }
+let callerFaults = threadPageFaults() - faultsBefore
+durations.sort()
 let waiting = total - started.count
 var stats = await analytics.getDebugInfo().stats
 while stats.sent + stats.dropped.values.reduce(0, +) < total {
@@ -86,5 +102,6 @@ let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 let peak = statusMegabytes("VmHWM")
 _ = await analytics.shutdown(timeout: 1)
 print(String(
-    format: "baseline %.1f MB; peak %.1f MB; %.0f k events/s; %d sent; %.1f k calls waiting after the last call",
-    baseline, peak, Double(stats.sent) / seconds / 1000, stats.sent, Double(waiting) / 1000))
+    format: "baseline %.1f MB; peak %.1f MB; %.0f k events/s; %d sent; %.1f k calls waiting after the last call; track p50 %d ns, p99 %d ns; %d page faults on the calling thread",
+    baseline, peak, Double(stats.sent) / seconds / 1000, stats.sent, Double(waiting) / 1000, Int(durations[total / 2]), Int(durations[total * 99 / 100]),
+    callerFaults))
