@@ -12,7 +12,7 @@ struct PackedChunkPool {
     private static let maxChunks = capacityBytes / PackedTrackRun.chunkSize
 
     private var chunks: [[UInt8]] = []
-    /// Bytes packed into runs since the executor last took the ingress's commands.
+    /// Bytes packed into runs since the executor last asked what to add (``wanted()``).
     private(set) var arrivedBytes = 0
 
     /// The chunks held.

@@ -4,7 +4,8 @@ import Foundation
 /// (``PipelineExecutor/compactionThreshold``), each kept as its name, its time and its values
 /// packed (``PackedValues``), back to back in chunks of bytes. The whole run takes one ingress
 /// slot, and a waiting call costs its bytes — about 120 for six properties and a nested object —
-/// with no allocation of its own. The executor frees each chunk as soon as it has read its calls.
+/// with no allocation of its own. The executor gives each chunk back (``PackedChunkPool``) as
+/// soon as it has read its calls.
 ///
 /// A record is the time (`timeIntervalSinceReferenceDate`'s 8-byte bit pattern, little-endian),
 /// then the name and the packed values, each as a LEB128 length and its bytes. A record never

@@ -70,8 +70,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         /// exist (``ForkGuard``).
         case forked
         /// Not taken yet: a track call with values arrived while ``compactionThreshold`` events
-        /// were waiting. The caller packs its values (``TrackCall/packed()``) and submits it
-        /// again.
+        /// were waiting. The caller submits it again with its values packed
+        /// (``submitPacked(name:timestamp:values:problems:hint:)``).
         case behind
     }
 
