@@ -80,6 +80,24 @@ import Testing
         #expect(pool.count == 1)
     }
 
+    /// Every length reads back as written, in the bytes ``LEB128/size(of:)`` counts; a length
+    /// that runs past its buffer or claims more bytes than follow does not read.
+    @Test func lengthsReadBackAsWritten() {
+        var random = SeededRandom(seed: 53)
+        let lengths = [0, 1, 127, 128, 16_383, 16_384, Int(Int32.max), Int.max] + (0..<200).map { _ in random.next(1 << 40) }
+        for length in lengths {
+            var bytes: [UInt8] = []
+            LEB128.append(length, to: &bytes)
+            #expect(bytes.count == LEB128.size(of: length))
+            let padded = bytes + [UInt8](repeating: 0, count: min(length, 64))
+            var position = 0
+            let read = padded.withUnsafeBytes { LEB128.read($0, at: &position) }
+            #expect(read == (length <= 64 ? length : nil), "\(length)")
+        }
+        var position = 0
+        #expect([UInt8]([0x80, 0x80]).withUnsafeBytes { LEB128.read($0, at: &position) } == nil)
+    }
+
     /// Values that do not pack are never handed to the body; those too large for the stack
     /// scratch are packed all the same.
     @Test func withPackedPacksWhatPacksAndNothingElse() {

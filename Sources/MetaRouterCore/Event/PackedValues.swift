@@ -166,12 +166,7 @@ private enum Packer {
 extension ByteWriter {
     /// Appends `length` as LEB128: seven bits a byte, low bits first.
     fileprivate mutating func appendLength(_ length: Int) {
-        var remaining = UInt(length)
-        while remaining >= 0x80 {
-            append(UInt8(truncatingIfNeeded: remaining) | 0x80)
-            remaining >>= 7
-        }
-        append(UInt8(remaining))
+        LEB128.forEachByte(of: length) { append($0) }
     }
 
     /// Appends eight bytes, low byte first.
@@ -239,16 +234,7 @@ private struct Unpacker {
 
     /// A LEB128 length no larger than the bytes left (each member or element takes at least one).
     private mutating func length() -> Int? {
-        var result: UInt = 0
-        var shift: UInt = 0
-        while position < buffer.count, shift < 63 {
-            let byte = buffer[position]
-            position += 1
-            result |= UInt(byte & 0x7F) << shift
-            guard byte & 0x80 != 0 else { return result <= UInt(buffer.count - position) ? Int(result) : nil }
-            shift += 7
-        }
-        return nil
+        LEB128.read(buffer, at: &position)
     }
 
     private mutating func word() -> UInt64? {

@@ -27,7 +27,7 @@ package final class PackedTrackRun: @unchecked Sendable {  // callers append onl
     func append(name: String, timestamp: Date, values: UnsafeRawBufferPointer, pool: inout PackedChunkPool) {
         var name = name
         name.withUTF8 { name in
-            let size = 8 + Self.lengthSize(name.count) + name.count + Self.lengthSize(values.count) + values.count
+            let size = 8 + LEB128.size(of: name.count) + name.count + LEB128.size(of: values.count) + values.count
             if chunks.last.map({ $0.capacity - $0.count < size }) ?? true {
                 chunks.append(pool.chunk(for: size))
             } else {
@@ -35,9 +35,9 @@ package final class PackedTrackRun: @unchecked Sendable {  // callers append onl
             }
             let last = chunks.count - 1
             withUnsafeBytes(of: timestamp.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { chunks[last].append(contentsOf: $0) }
-            Self.appendLength(name.count, to: &chunks[last])
+            LEB128.append(name.count, to: &chunks[last])
             chunks[last].append(contentsOf: UnsafeRawBufferPointer(name))
-            Self.appendLength(values.count, to: &chunks[last])
+            LEB128.append(values.count, to: &chunks[last])
             chunks[last].append(contentsOf: values)
         }
         count += 1
@@ -85,24 +85,6 @@ package final class PackedTrackRun: @unchecked Sendable {  // callers append onl
         return PreparedEvent(event).resolved()
     }
 
-    private static func lengthSize(_ length: Int) -> Int {
-        var size = 1
-        var remaining = UInt(length) >> 7
-        while remaining > 0 {
-            size += 1
-            remaining >>= 7
-        }
-        return size
-    }
-
-    private static func appendLength(_ length: Int, to chunk: inout [UInt8]) {
-        var remaining = UInt(length)
-        while remaining >= 0x80 {
-            chunk.append(UInt8(truncatingIfNeeded: remaining) | 0x80)
-            remaining >>= 7
-        }
-        chunk.append(UInt8(remaining))
-    }
 }
 
 /// Reads a chunk's records, checking every length against the bytes left.
@@ -124,21 +106,9 @@ private struct RecordReader {
 
     /// A LEB128 length and that many bytes, when they are all there.
     private mutating func field() -> UnsafeRawBufferPointer? {
-        var length: UInt = 0
-        var shift: UInt = 0
-        while position < bytes.count, shift < 63 {
-            let byte = bytes[position]
-            position += 1
-            length |= UInt(byte & 0x7F) << shift
-            guard byte & 0x80 == 0 else {
-                shift += 7
-                continue
-            }
-            guard length <= UInt(bytes.count - position) else { return nil }
-            let field = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))])
-            position += Int(length)
-            return field
-        }
-        return nil
+        guard let length = LEB128.read(bytes, at: &position) else { return nil }
+        let field = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)])
+        position += length
+        return field
     }
 }
