@@ -71,11 +71,15 @@ let analytics = Analytics.instance(for: options)
 await analytics.flushAndWait()
 let baseline = statusMegabytes("VmRSS")
 
-/// Page faults the calling thread has taken so far.
+/// Page faults the calling thread has taken so far (0 where the count per thread is not available).
 func threadPageFaults() -> Int {
+    #if os(Linux)
     var usage = rusage()
     guard getrusage(__rusage_who_t(1), &usage) == 0 else { return 0 }  // 1: RUSAGE_THREAD
     return usage.ru_minflt + usage.ru_majflt
+    #else
+    return 0
+    #endif
 }
 
 var durations = [UInt64](repeating: 0, count: total)
