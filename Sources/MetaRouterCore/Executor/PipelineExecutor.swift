@@ -310,7 +310,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                     switch consume command {
                     case .event(let prepared): timeline.process((consume prepared).resolved())
                     case .track(let call): timeline.process((consume call).resolved())
-                    case .packedTracks: break
+                    case .packedTracks: break  // run above, call by call
                     case .operation(let work): work(timeline)
                     }
                 }
