@@ -1,8 +1,8 @@
 import MetaRouterCore
 
 extension DiskEventStore {
-    /// One queued event in the index: where its record is. 24 bytes, as every queued event has
-    /// one: segment ids stay below ``SegmentFiles/maximumSegmentId`` and offsets below 4 GB
+    /// One queued event in the index: where its record is. Its segment and offset are 32 bits
+    /// each (the index keeps an entry in 16 bytes, ``EntryIndex/Slot``): segment ids stay below ``SegmentFiles/maximumSegmentId`` and offsets below 4 GB
     /// (segments rotate at ``Options/segmentBytes``; recovery reads none above
     /// ``SegmentFiles/maximumReadBytes``). The few thousand events also kept in memory are in
     /// ``DiskEventStore/residents``, by sequence number, not in their entries.

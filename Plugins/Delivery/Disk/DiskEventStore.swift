@@ -55,7 +55,7 @@ package struct DiskLogOptions: Sendable {
 ///   applied oldest first, and the survivors stay where they are on disk; new records go to a
 ///   fresh segment.
 /// - Segments whose events are all gone are deleted; only files this store names are touched.
-/// - Memory holds an index entry per queued event (24 bytes) and the encoded bytes of at most
+/// - Memory holds an index entry per queued event (16 bytes) and the encoded bytes of at most
 ///   ``Options/residentBytes`` of them; the rest are read back from their segment when they
 ///   are batched, evicted or removed (see `DiskEventStore+Residency.swift`).
 ///
