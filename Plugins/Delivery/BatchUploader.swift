@@ -256,6 +256,10 @@ package final class BatchUploader {
         let verdict = ResponseClassifier.verdict(for: outcome, now: analytics.configuration.clock.now())
         if current.abandoned { return settleAbandoned(batch, verdict: verdict) }
         switch verdict {
+        case .retry, .throttled: store.noteHost(failing: true)
+        default: store.noteHost(failing: false)
+        }
+        switch verdict {
         case .delivered:
             retries.hostAnswered()
             store.acknowledge(batch)

@@ -60,6 +60,9 @@ package protocol EventStore: AnyObject {
     func release(_ batch: PendingBatch)
     /// Removes everything, the pending batch included; returns what was removed.
     func removeAll() -> [QueuedEvent]
+    /// Told, after each answer, whether the host is failing (a retry waits) or answered: a
+    /// durable store keeps less in memory while nothing can leave.
+    func noteHost(failing: Bool)
     /// Whether changes are waiting for ``commit()``.
     var hasUncommittedRecords: Bool { get }
     /// Writes the changes made since the last commit (a durable store groups them).
@@ -78,6 +81,8 @@ package protocol EventStore: AnyObject {
 extension EventStore {
     /// A store in memory has nothing to commit.
     package var hasUncommittedRecords: Bool { false }
+    /// A store in memory holds every event in memory either way.
+    package func noteHost(failing: Bool) {}
     /// Nothing to write.
     package func commit() {}
     /// Nothing to write.

@@ -88,20 +88,41 @@ extension DiskEventStore {
         firstUncommittedSequence = nextSequence
     }
 
+    /// What may stay resident: ``Options/residentBytes``, and an eighth of it while the host
+    /// is failing — nothing leaves until it answers, so the queue waits on disk, and the head's
+    /// next batch or two are all that memory needs.
+    var residentBudget: Int { hostFailing ? options.residentBytes / 8 : options.residentBytes }
+
+    /// Told whether the host is failing (a retry waits). When it starts failing, the newest
+    /// committed events beyond the smaller budget are let go at once.
+    package func noteHost(failing: Bool) {
+        guard failing != hostFailing else { return }
+        hostFailing = failing
+        guard failing, fault == nil, residentBytes > residentBudget else { return }
+        for sequence in residents.keys.sorted(by: >) where sequence < firstUncommittedSequence {
+            guard residentBytes > residentBudget else { break }
+            if let event = residents.removeValue(forKey: sequence) { residentBytes -= event.payload.count }
+        }
+        shrinkResidentTable()
+    }
+
     /// Drops the in-memory bytes of the newest committed events while more than the budget is
     /// resident. Stops at the first event already spilled: older ones are nearer the head.
     func spillBeyondBudget() {
         var index = entries.count - 1
-        while residentBytes > options.residentBytes, index >= head, residents.removeValue(forKey: entries[index].sequence) != nil {
+        while residentBytes > residentBudget, index >= head, residents.removeValue(forKey: entries[index].sequence) != nil {
             residentBytes -= Int(entries[index].payloadCount)
             index -= 1
         }
-        // A fault keeps every event resident; once they are spilled, the table's room goes too.
-        if residents.capacity > 4 * max(residents.count, EntryIndex.blockSize) {
-            var smaller = [UInt64: QueuedEvent](minimumCapacity: residents.count)
-            for (sequence, event) in residents { smaller[sequence] = event }
-            residents = smaller
-        }
+        shrinkResidentTable()
+    }
+
+    /// A fault keeps every event resident; once they are spilled, the table's room goes too.
+    private func shrinkResidentTable() {
+        guard residents.capacity > 4 * max(residents.count, EntryIndex.blockSize) else { return }
+        var smaller = [UInt64: QueuedEvent](minimumCapacity: residents.count)
+        for (sequence, event) in residents { smaller[sequence] = event }
+        residents = smaller
     }
 
     /// The event of a committed entry, read back from its segment and verified.

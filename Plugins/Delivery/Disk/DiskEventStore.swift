@@ -110,6 +110,8 @@ package final class DiskEventStore: EventStore {
     var recordBytes = 0
     /// Payload bytes of the resident events in `entries[head...]` (the pending batch's aside).
     var residentBytes = 0
+    /// Whether the host is failing, as the uploader last said (``noteHost(failing:)``).
+    var hostFailing = false
     /// The first sequence number whose record is still in `buffer`.
     var firstUncommittedSequence: UInt64 = 1
     var liveBySegment: [UInt64: Int] = [:]
