@@ -255,6 +255,7 @@ package final class BatchUploader {
         let now = analytics.configuration.clock.uptime()
         let verdict = ResponseClassifier.verdict(for: outcome, now: analytics.configuration.clock.now())
         if current.abandoned { return settleAbandoned(batch, verdict: verdict) }
+        // A durable store keeps less in memory while nothing can leave.
         switch verdict {
         case .retry, .throttled: store.noteHost(failing: true)
         default: store.noteHost(failing: false)

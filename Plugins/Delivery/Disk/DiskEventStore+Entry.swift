@@ -1,11 +1,12 @@
 import MetaRouterCore
 
 extension DiskEventStore {
-    /// One queued event in the index: where its record is. Its segment and offset are 32 bits
-    /// each (the index keeps an entry in 16 bytes, ``EntryIndex/Slot``): segment ids stay below ``SegmentFiles/maximumSegmentId`` and offsets below 4 GB
-    /// (segments rotate at ``Options/segmentBytes``; recovery reads none above
-    /// ``SegmentFiles/maximumReadBytes``). The few thousand events also kept in memory are in
-    /// ``DiskEventStore/residents``, by sequence number, not in their entries.
+    /// One queued event in the index: where its record is (the index keeps it in 16 bytes,
+    /// ``EntryIndex/Slot``). Segment ids and offsets are 32 bits: segment ids stay below
+    /// ``SegmentFiles/maximumSegmentId`` and offsets below 4 GB (segments rotate at
+    /// ``Options/segmentBytes``; recovery reads none above ``SegmentFiles/maximumReadBytes``).
+    /// The few thousand events also kept in memory are in ``DiskEventStore/residents``, by
+    /// sequence number, not in their entries.
     struct Entry {
         let sequence: UInt64
         private var segmentId: UInt32
