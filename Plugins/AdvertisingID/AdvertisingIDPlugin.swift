@@ -20,6 +20,8 @@ package final class AdvertisingIDPlugin: EventPlugin {
 
     private var store: (any KeyValueStore)?
     private var logger: AnalyticsLogger?
+    /// The shared context with the id written in, reused while both stay the same.
+    private var stamped = ContextRewrite()
     private weak var analytics: AnalyticsClient?
 
     /// Creates the plugin; it loads the stored id when it joins a client.
@@ -78,9 +80,11 @@ package final class AdvertisingIDPlugin: EventPlugin {
     /// the consent gate) denies a category named for advertising.
     package func execute(event: consuming Event) -> Event? {
         guard let advertisingId, !Self.deniesAdvertising(event) else { return event }
-        var device = event.context["device"]?.objectValue ?? [:]
-        device["advertisingId"] = .string(advertisingId)
-        event.context["device"] = .object(device)
+        event.context = stamped.apply(to: event.context, for: .string(advertisingId)) { context in
+            var device = context["device"]?.objectValue ?? [:]
+            device["advertisingId"] = .string(advertisingId)
+            context["device"] = .object(device)
+        }
         return event
     }
 

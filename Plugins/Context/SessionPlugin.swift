@@ -46,6 +46,8 @@ package final class SessionPlugin: EventPlugin, LifecycleAware {
     private var lastEventAt: Date?
     private var backgroundedAt: Date?
     private var clock: (any AnalyticsClock)?
+    /// The shared context with the session stamped, reused while both stay the same.
+    private var stamped = ContextRewrite()
 
     /// A session plugin with `options`.
     package init(options: Options = Options()) {
@@ -82,10 +84,12 @@ package final class SessionPlugin: EventPlugin, LifecycleAware {
         }
         lastEventAt = now
         guard let sessionId else { return event }
-        event.context["sessionId"] = .int(sessionId)
         if startPending {
+            event.context["sessionId"] = .int(sessionId)
             event.context["sessionStart"] = .bool(true)
             startPending = false
+        } else {
+            event.context = stamped.apply(to: event.context, for: .int(sessionId)) { $0["sessionId"] = .int(sessionId) }
         }
         return event
     }

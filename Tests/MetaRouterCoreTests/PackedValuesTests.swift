@@ -61,6 +61,19 @@ private struct PlainValueGenerator {
         #expect(mismatches.isEmpty, "seeds \(mismatches)")
     }
 
+    /// Objects on both sides of each size the unpacker keeps an empty object for (6, 12, 24 and
+    /// 48 members), at the top and nested, read back whole.
+    @Test func objectsOfEverySizeReadBackWhole() {
+        for size in [0, 1, 6, 7, 12, 13, 24, 25, 48, 49, 130] {
+            var values: [String: Any] = [:]
+            for index in 0..<size { values["key-\(index)"] = index }
+            values["nested"] = values
+            let expected = ValueConverter.convert(values, root: "properties")
+            let unpacked = PackedValues.pack(values)?.unpacked()
+            #expect(unpacked == expected.value && unpacked?.count == size + 1, "\(size) members")
+        }
+    }
+
     /// What the converter must see — a kind it turns into something else or reports, or a
     /// value the caller can still change — is not packed: the call waits as it was.
     @Test func kindsTheConverterMustSeeAreNotPacked() {

@@ -47,7 +47,7 @@ package final class PackedTrackRun: @unchecked Sendable {  // callers append onl
     /// `giveBack` once its calls are read; the run is empty afterwards. A record whose framing
     /// does not read back (never one ``append(name:timestamp:values:pool:)`` wrote; checked all
     /// the same, as every read of bytes is) is reported, and the rest of its chunk is dropped.
-    func forEachEvent(giveBack: ([UInt8]) -> Void, _ body: (Event) -> Void) {
+    func forEachEvent(giveBack: ([UInt8]) -> Void, _ body: (consuming Event) -> Void) {
         for index in chunks.indices {
             var chunk: [UInt8] = []
             swap(&chunk, &chunks[index])

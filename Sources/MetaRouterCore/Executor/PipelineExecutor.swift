@@ -302,7 +302,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                     if case .packedTracks(let run) = command {
                         run.forEachEvent(giveBack: { chunk in ingress.withLock { $0.chunkPool.giveBack(chunk) } }) { event in
                             runPromptWork(turn: &index)
-                            timeline.process(event)
+                            timeline.process(consume event)
                         }
                         continue
                     }

@@ -86,7 +86,7 @@ public final class Timeline {
     /// destinations or by an `after` plugin.
     @discardableResult
     package func process(_ event: consuming Event) -> Event? {
-        guard let enriched = runBeforeDestinations(event) else { return nil }
+        guard let enriched = runBeforeDestinations(consume event) else { return nil }
         for entry in destinations {
             switch entry {
             case .destination(let destination): _ = destination.process(event: enriched)
