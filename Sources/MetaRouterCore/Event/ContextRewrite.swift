@@ -19,7 +19,4 @@ package struct ContextRewrite {
         last = (value, context, output)
         return output
     }
-
-    /// Forgets the last rewrite.
-    package mutating func forget() { last = nil }
 }
