@@ -18,7 +18,7 @@ package final class ContextPlugin: Plugin {
     /// The last context given per call and the context it made: servers pass the same one on
     /// call after call (an address, a deployment), and handing on the same dictionary spares
     /// a merge per event and lets the encoder see at once that it wrote this context before.
-    private var lastMerge: (overlay: [String: JSON], merged: [String: JSON])?
+    private var lastMerge = ContextRewrite()
 
     /// Creates the plugin. `extra` is merged into the computed context (e.g. a deployment name).
     ///
@@ -52,7 +52,7 @@ package final class ContextPlugin: Plugin {
     private func add(screen: [String: JSON]) {
         baseContext = ContextMerge.merge(baseContext, ["screen": .object(screen)])
         baseContext = ContextMerge.merge(baseContext, overrides)
-        lastMerge = nil
+        lastMerge = ContextRewrite()
     }
 
     /// Sets the base context, merging in what the event already carries.
@@ -62,12 +62,8 @@ package final class ContextPlugin: Plugin {
     package func execute(event: consuming Event) -> Event? {
         if event.context.isEmpty {
             event.context = baseContext
-        } else if let lastMerge, lastMerge.overlay == event.context {
-            event.context = lastMerge.merged
         } else {
-            let merged = ContextMerge.merge(baseContext, event.context)
-            lastMerge = (event.context, merged)
-            event.context = merged
+            event.context = lastMerge.apply(to: event.context, for: .null) { $0 = ContextMerge.merge(baseContext, $0) }
         }
         return event
     }

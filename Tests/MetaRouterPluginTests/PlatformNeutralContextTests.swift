@@ -56,4 +56,24 @@ import Testing
         #expect(context["screen"] == ["width": 1440.0, "height": 900.0, "density": 2.0])
         #expect(context["deployment"] == "blue")
     }
+
+    /// A per-call context merged before the screen was read is merged anew after it: the plugin's
+    /// last merge does not outlive the context it was made from.
+    @Test func aRepeatedPerCallContextGetsTheScreenOnceRead() async throws {
+        let capture = CapturingDestination()
+        let screenReady = Locked(false)
+        let plugin = ContextPlugin(screenReader: { screenReady.withLock { $0 } ? ScreenSize(width: 1440, height: 900, scale: 2) : nil })
+        let client = AnalyticsClient(
+            configuration: Configuration(writeKey: "screen-merge", logger: AnalyticsLogger(sink: RecordingLogSink()), storage: InMemoryKeyValueStore()),
+            plugins: [plugin, capture])
+        let perCall: [String: JSON] = ["ip": "203.0.113.7"]
+        client.track("before the read", options: EventOptions(context: perCall))
+        await client.settle()
+        screenReady.withLock { $0 = true }
+        await plugin.screenRead?.value
+        client.track("after the read", options: EventOptions(context: perCall))
+        await client.settle()
+        #expect(capture.events.map(\.context["screen"]) == [nil, ["width": 1440.0, "height": 900.0, "density": 2.0]])
+        #expect(capture.events.allSatisfy { $0.context["ip"] == "203.0.113.7" })
+    }
 }

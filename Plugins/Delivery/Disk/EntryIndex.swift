@@ -43,12 +43,14 @@ struct EntryIndex: RandomAccessCollection, MutableCollection {
             lengths = UInt32(entry.payloadCount) | UInt32(entry.length - entry.payloadCount) << 24
         }
 
-        /// A slot that says its entry is kept whole.
-        init(outlierOf entry: Entry) {
-            sequenceDistance = Self.outlier
-            segment = UInt32(truncatingIfNeeded: entry.segment)
-            offset = UInt32(truncatingIfNeeded: entry.offset)
-            lengths = 0
+        /// The slot of an entry kept whole.
+        static let keptWhole = Slot(sequenceDistance: outlier, segment: 0, offset: 0, lengths: 0)
+
+        private init(sequenceDistance: UInt32, segment: UInt32, offset: UInt32, lengths: UInt32) {
+            self.sequenceDistance = sequenceDistance
+            self.segment = segment
+            self.offset = offset
+            self.lengths = lengths
         }
 
         /// The entry, given its block's base.
@@ -86,7 +88,7 @@ struct EntryIndex: RandomAccessCollection, MutableCollection {
                     slots[place] = slot
                     if !outliers.isEmpty { outliers[place] = nil }
                 } else {
-                    slots[place] = Slot(outlierOf: newValue)
+                    slots[place] = Slot.keptWhole
                     outliers[place] = newValue
                 }
             }
@@ -97,7 +99,7 @@ struct EntryIndex: RandomAccessCollection, MutableCollection {
                 slots.append(slot)
             } else {
                 outliers[slots.count] = entry
-                slots.append(Slot(outlierOf: entry))
+                slots.append(Slot.keptWhole)
             }
         }
     }

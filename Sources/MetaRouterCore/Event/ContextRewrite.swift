@@ -1,8 +1,9 @@
 /// One plugin's last rewrite of an event's context, kept so the next event carrying the same
 /// context gets the same result. Nearly every event carries the context plugin's shared
-/// dictionary; a plugin that writes a key into it would otherwise copy the whole dictionary for
-/// every event, and the copy would defeat the storage-identity fast path of every equality check
-/// after it (the encoder's cache of the context's JSON among them).
+/// dictionary (or the same per-call context, merged into it); a plugin that writes a key into
+/// it would otherwise copy the whole dictionary for every event, and the copy would defeat the
+/// storage-identity fast path of every equality check after it (the encoder's cache of the
+/// context's JSON among them).
 package struct ContextRewrite {
     private var last: (value: JSON, input: [String: JSON], output: [String: JSON])?
 
