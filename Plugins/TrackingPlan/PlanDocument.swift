@@ -43,7 +43,7 @@ package struct PlanDocument: Sendable {
             unplanned = "report"
         } else {
             guard let object = root.objectValue else { throw TrackingPlan.LoadError(description: "the plan is not a JSON object") }
-            for (name, event) in (object["events"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            for (name, event) in (object["events"]?.objectValue ?? [:]).sortedByKey() {
                 events.append(Entry(
                     name: name, place: "events/\(name)/properties", schema: event["properties"] ?? .bool(true),
                     description: event["description"]?.stringValue ?? event["properties"]?["description"]?.stringValue))

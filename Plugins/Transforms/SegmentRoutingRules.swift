@@ -68,7 +68,7 @@ package enum SegmentRoutingRules {
             return allow ? .allow(target, keys: names) : .remove(target, keys: names)
         case "map_properties":
             guard let map = config?["map"]?.objectValue else { throw RuleLoadError(location: location, message: "expected config.map") }
-            return .map(map.sorted { $0.key < $1.key }.map { target, spec in
+            return .map(map.sortedByKey().map { target, spec in
                 RuleAction.MapEntry(
                     target: FieldPath.split(target), set: spec["set"], copy: spec["copy"]?.stringValue.map(FieldPath.split),
                     move: spec["move"]?.stringValue.map(FieldPath.split), toString: spec["to_string"]?.boolValue ?? false)

@@ -10,7 +10,7 @@ enum ClientFactory {
     /// thread (the plugin factory runs on the instance's executor).
     enum Prepared {
         case inert(MetaRouterClient)
-        indirect case ready(Ready)
+        case ready(Ready)
 
         /// The instance: the inert one, or a new client whose executor builds and configures
         /// the plugins on its own thread.
@@ -50,14 +50,24 @@ enum ClientFactory {
         }
     }
 
-    /// A live instance's checked options and what its plugins are built from.
-    struct Ready: Sendable {
+    /// A live instance's checked options and what its plugins are built from. A class: passed
+    /// by reference, it has none of the copy and destroy functions a struct of these fields
+    /// costs in every binary (about 13 KB).
+    final class Ready: Sendable {
         let configuration: Configuration
         let options: InitOptions
         let host: URL
         let directory: URL
         /// Filled in on the executor, once the plugins are built.
         let slots: PillarSlots
+
+        init(configuration: Configuration, options: InitOptions, host: URL, directory: URL, slots: PillarSlots) {
+            self.configuration = configuration
+            self.options = options
+            self.host = host
+            self.directory = directory
+            self.slots = slots
+        }
     }
 
     static func prepare(_ options: InitOptions) -> Prepared {

@@ -104,3 +104,11 @@ extension JSON: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
 extension JSON: CustomStringConvertible {
     public var description: String { JSONWriter.string(self) }
 }
+
+extension [String: JSON] {
+    /// The members in the order of their keys. Every module sorts an object through this one
+    /// function, so a binary holds one copy of the standard library's sort for it, not one per
+    /// module that sorts.
+    @inline(never)
+    package func sortedByKey() -> [(key: String, value: JSON)] { sorted { $0.key < $1.key } }
+}

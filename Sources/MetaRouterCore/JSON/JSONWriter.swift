@@ -97,7 +97,7 @@ package enum JSONWriter {
     /// Objects above 16 members: sorted as an array (insertion sort would be quadratic).
     private static func writeLargeObject(_ members: [String: JSON], into out: inout ByteWriter) {
         out.append(UInt8(ascii: "{"))
-        for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+        for (index, member) in members.sortedByKey().enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             writeString(member.key, into: &out)
             out.append(UInt8(ascii: ":"))
