@@ -7,7 +7,7 @@ import MetaRouterDelivery
 import MetaRouterTesting
 
 /// Five properties of the usual kinds, as a product-analytics call carries.
-private func fiveProperties() -> [String: Any] {
+func fiveProperties() -> [String: Any] {
     ["sku": "SHOE-123", "price": 19.99, "quantity": 2, "in_stock": true, "category": "footwear"]
 }
 
