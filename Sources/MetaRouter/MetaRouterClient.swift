@@ -197,35 +197,44 @@ package final class MetaRouterClient: AnalyticsBackend {
             client.noteForkedChild()
             return Self.inertInForkedChild(options)
         }
-        let read = await onExecutor { timeline -> DebugInfoParts in
-            let identity = self.pillars.identity?(timeline)
-            let destination = self.pillars.destination?(timeline)
-            let uploader = destination?.uploader
-            var parts = DebugInfoParts(
-                anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
-                advertisingId: self.pillars.advertisingId?(timeline).advertisingId,
-                delivery: uploader?.status(), openDescriptors: uploader?.openDescriptors ?? 0, tracing: uploader?.tracing ?? false,
-                stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
-                rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
-            #if Privacy
-            parts.consent = self.pillars.consent?(timeline).state ?? .granted
-            parts.consentDroppedEvents = self.pillars.consent?(timeline).droppedEvents ?? 0
-            #endif
-            #if TrackingPlan
-            parts.planViolations = timeline.find(TrackingPlanPlugin.self)?.violationCount ?? 0
-            parts.planBlockedEvents = timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0
-            #endif
-            #if Rules
-            parts.remoteRules = (self.pillars.remoteRules?(timeline)).flatMap { plugin in
-                plugin.ruleSet.map { RemoteRulesInForce(name: $0.name, version: $0.version, source: plugin.source) }
-            }
-            #endif
-            #if Entitlements
-            parts.entitlementsRefreshFailedAt = self.pillars.entitlements?(timeline).lastFailure
-            #endif
-            return parts
+        guard let snapshot = await onExecutor({ self.debugInfoParts(on: $0) }) else { return Self.inertInForkedChild(options) }
+        return debugInfo(from: snapshot)
+    }
+
+    /// What the debug fields read from the plugins, on the executor.
+    private func debugInfoParts(on timeline: Timeline) -> DebugInfoParts {
+        let identity = pillars.identity?(timeline)
+        let destination = pillars.destination?(timeline)
+        let uploader = destination?.uploader
+        var parts = DebugInfoParts(
+            anonymousId: identity?.anonymousId, userId: identity?.userId, groupId: identity?.groupId,
+            advertisingId: pillars.advertisingId?(timeline).advertisingId,
+            delivery: uploader?.status(), openDescriptors: uploader?.openDescriptors ?? 0, tracing: uploader?.tracing ?? false,
+            stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
+            rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
+        #if Privacy
+        parts.consent = pillars.consent?(timeline).state ?? .granted
+        parts.consentDroppedEvents = pillars.consent?(timeline).droppedEvents ?? 0
+        #endif
+        #if TrackingPlan
+        parts.planViolations = timeline.find(TrackingPlanPlugin.self)?.violationCount ?? 0
+        parts.planBlockedEvents = timeline.find(TrackingPlanPlugin.self)?.blockedCount ?? 0
+        #endif
+        #if Rules
+        parts.remoteRules = (pillars.remoteRules?(timeline)).flatMap { plugin in
+            plugin.ruleSet.map { RemoteRulesInForce(name: $0.name, version: $0.version, source: plugin.source) }
         }
-        guard let snapshot = read else { return Self.inertInForkedChild(options) }
+        #endif
+        #if Entitlements
+        parts.entitlementsRefreshFailedAt = pillars.entitlements?(timeline).lastFailure
+        #endif
+        return parts
+    }
+
+    /// The debug fields: what was read on the executor, and the instance's own. Not inlined into
+    /// the async function's parts, each of which would then carry a copy.
+    @inline(never)
+    private func debugInfo(from snapshot: DebugInfoParts) -> DebugInfo {
         let lifecycle = client.lifecycle
         var info = DebugInfo(
             lifecycle: lifecycle, queueLength: snapshot.delivery?.queueLength ?? 0,

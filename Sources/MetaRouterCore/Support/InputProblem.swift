@@ -60,10 +60,11 @@ package final class InputProblemReporter: Sendable {
     }
 
     /// Logs `problem` (prefixed by the call it came from), counts it and hands it to the
-    /// callback.
-    package func report(_ problem: InputProblem, call: @autoclosure () -> String) {
+    /// callback. `call` is a plain string: it is made only where a problem is found, and as an
+    /// autoclosure it would have this function copied, with its log line, for each caller.
+    package func report(_ problem: InputProblem, call: String) {
         counts.withLock { $0[problem.code.rawValue, default: 0] += 1 }
-        logger.warning("sdk.invalid_input: \(call()): \(problem)")
+        logger.warning("sdk.invalid_input: \(call): \(problem)")
         callback?(problem)
     }
 
