@@ -52,7 +52,7 @@ enum ClientFactory {
 
     /// A live instance's checked options and what its plugins are built from. A class: passed
     /// by reference, it has none of the copy and destroy functions a struct of these fields
-    /// costs in every binary (about 13 KB).
+    /// would add to every binary (`Benchmarks/README.md`, "Binary size").
     final class Ready: Sendable {
         let configuration: Configuration
         let options: InitOptions

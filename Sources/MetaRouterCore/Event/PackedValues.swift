@@ -209,7 +209,7 @@ private struct Unpacker {
 
     /// An empty object with room for `count` members. A copy of an empty object that has the
     /// room takes its storage's type from it; `reserveCapacity`, or an object made from nothing,
-    /// looks the type up in the runtime each time (half of unpacking a call's values, profiled).
+    /// looks the type up in the runtime each time (`Benchmarks/README.md`, "Where the time goes").
     private static func emptyObject(room count: Int) -> [String: JSON] {
         for object in emptyObjects where object.capacity >= count { return object }
         return [String: JSON](minimumCapacity: count)
