@@ -12,7 +12,7 @@ import FoundationNetworking
 package final class NetworkSignalsProtocol: URLProtocol {
     private static let handledKey = "io.metarouter.signals.handled"
     private static let session = URLSession(configuration: .ephemeral)
-    private static let handoff = DispatchQueue(label: "io.metarouter.signals.network")
+    private static let handoff = DispatchQueue(label: "io.metarouter.signals.network", qos: .utility)
 
     /// Carries the protocol into the inner task's completion.
     private struct Loading: @unchecked Sendable {  // one loading per protocol instance; after startLoading only the completion, on the hand-off queue, touches it

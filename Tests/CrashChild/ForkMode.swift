@@ -18,7 +18,7 @@ import Glibc
 //       "parent sent <count>".
 
 /// Every public API that waits, by name, as a child calls it.
-private func waitingCalls(_ analytics: MetaRouterClient) -> [(String, @Sendable () async -> Void)] {
+func waitingCalls(_ analytics: MetaRouterClient) -> [(String, @Sendable () async -> Void)] {
     var calls: [(String, @Sendable () async -> Void)] = [
         ("flushAndWait", { await analytics.flushAndWait() }),
         ("getDebugInfo", { _ = await analytics.getDebugInfo() }),
@@ -72,8 +72,17 @@ func runForkMode(directory: String, host: String, from place: String) async {
     let child = place == "pool" ? await Task.detached { await forked() }.value : await forked()
     producing.withLock { $0 = false }
     stopped.wait()
-    // A child that hangs is killed after 60 s (its alarms may be blocked), so the test fails
-    // instead of waiting for ever.
+    say("child status \(reap(child))")
+    for index in 5..<10 { analytics.track("After Fork", properties: ["n": index]) }
+    await analytics.flushAndWait()
+    say("parent sent \(await analytics.getDebugInfo().stats.sent)")
+    #endif
+}
+
+#if os(Linux)
+/// Waits for the forked `child` and returns its wait status. A child that hangs is killed after
+/// 60 s (its alarms may be blocked), so the test fails instead of waiting for ever.
+func reap(_ child: pid_t) -> Int32 {
     var status: Int32 = 0
     let deadline = Date().addingTimeInterval(60)
     while waitpid(child, &status, WNOHANG) == 0 {
@@ -84,9 +93,6 @@ func runForkMode(directory: String, host: String, from place: String) async {
         }
         usleep(10_000)
     }
-    say("child status \(status)")
-    for index in 5..<10 { analytics.track("After Fork", properties: ["n": index]) }
-    await analytics.flushAndWait()
-    say("parent sent \(await analytics.getDebugInfo().stats.sent)")
-    #endif
+    return status
 }
+#endif

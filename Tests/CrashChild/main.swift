@@ -16,7 +16,7 @@ import MetaRouter
 //       handling: each queues <count> events without sending them (the second numbers its
 //       events from 1000), prints "ready <count>", and waits for a signal.
 //   crash, report, off: see CrashModes.swift; filelimit: see FileLimitMode.swift; fork: see
-//   ForkMode.swift; fdlimit: see DescriptorLimitMode.swift; tenants: see TenantsMode.swift.
+//   ForkMode.swift; forkmain: see MainActorForkMode.swift; fdlimit: see DescriptorLimitMode.swift; tenants: see TenantsMode.swift.
 
 struct StandardErrorSink: LogSink {
     func log(level: LogLevel, message: String) {
@@ -48,6 +48,16 @@ guard arguments.count >= 4 else {
     say("usage: MetaRouterCrashChild track|load|drain|serve|crash|report|off|filelimit <directory> <host> [argument]")
     exit(2)
 }
+#if os(Linux)
+if arguments[1] == "forkmain" {
+    // Before any `await` of the top-level code: see MainActorForkMode.swift.
+    let forking = prepareMainActorFork(directory: arguments[2], host: arguments[3])
+    let child = fork()
+    if child == 0 { await runMainActorForkChild(forking) }
+    await finishMainActorFork(forking, child: child)
+    exit(0)
+}
+#endif
 if ["crash", "off"].contains(arguments[1]) {
     runCrashMode(arguments[1], arguments: arguments)
     exit(0)

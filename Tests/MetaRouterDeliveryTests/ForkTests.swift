@@ -29,5 +29,24 @@ import Testing
         let numbers = try await collector.acceptedEvents().compactMap(\.number)
         #expect(numbers == Array(0..<10))
     }
+
+    /// Forked from top-level code on the main actor before its first `await`: the child's main
+    /// actor is served by libdispatch's pool, which the SDK's queues must not have left
+    /// counting a worker that only the parent has.
+    @Test func aChildForkedOnTheMainActorResumesItAfterEveryWait() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let child = try await runChildProcess(["forkmain", directory.url.path, collector.baseURL.absoluteString])
+        let lines = child.lines
+        let expected = Self.waitingCalls.map { "child waited \($0)" } + ["child waited Task.detached flushAndWait"]
+        #expect(lines.filter { $0.hasPrefix("child waited ") } == expected, "\(lines)")
+        #expect(lines.contains("child done"), "\(lines)")
+        #expect(lines.contains("child status 0"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("parent sent ") && (Int($0.dropFirst(12)) ?? 0) >= 10 }, "\(lines)")
+        let numbers = try await collector.acceptedEvents().compactMap(\.number)
+        #expect(numbers == Array(0..<10))
+    }
 }
 #endif

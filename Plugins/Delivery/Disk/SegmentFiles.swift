@@ -46,7 +46,7 @@ final class SegmentFiles {
     /// other writers out, so later segments only need to stay above it and above our own.
     private var highestListedId: UInt64?
     /// Where background `fsync`s run, one at a time.
-    private let syncQueue = DispatchQueue(label: "metarouter.event-log.fsync")
+    private let syncQueue = DispatchQueue(label: "metarouter.event-log.fsync", qos: .utility)
     private let syncPending = Locked(false)
     /// Segments finished since the last sync, still open: each is `fsync`ed with the next
     /// grouped sync, or closed without one if it is deleted first (its events are gone, so its

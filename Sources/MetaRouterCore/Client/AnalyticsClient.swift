@@ -314,7 +314,7 @@ public final class AnalyticsClient: Sendable {
 
     /// Where plugin completions and shutdown deadlines are noticed: a queue of the SDK's own,
     /// so a host that keeps the global queues busy cannot hold a deadline back.
-    private static let waitQueue = DispatchQueue(label: "metarouter.plugin-completion")
+    private static let waitQueue = DispatchQueue(label: "metarouter.plugin-completion", qos: .utility)
 
     /// Runs `body` on every plugin and waits until each has called back once — a second call
     /// is ignored — or until `deadline` seconds pass. Returns whether all called back in time.
