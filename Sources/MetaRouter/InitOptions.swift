@@ -78,8 +78,9 @@ public struct InitOptions: Sendable {
     /// queued before letting the signal end the process; signals the host handles itself are
     /// left alone. Used with the default server lifecycle source.
     public var terminateOnSignals: [Int32] = []
-    /// Bytes of event payload kept on disk at most (default 50 MB), so an offline device never
-    /// fills its disk; the oldest go first.
+    /// Bytes the disk log's files hold at most, plus one segment (default 50 MB, at least 64 KiB
+    /// while the disk log is on: smaller is rejected), so an offline device never fills its
+    /// disk; the oldest events go first.
     public var maxDiskBytes = Defaults.maxDiskBytes
     /// Seconds an event may wait on this device (default 7 days, must be > 0), counted from when
     /// it was queued, not from its timestamp, and not by the wall clock alone: events that have
@@ -246,6 +247,11 @@ public struct InitOptions: Sendable {
         if flushAt <= 0 { errors.append("flushAt must be > 0 (got \(flushAt))") }
         if maxBatchSize <= 0 { errors.append("maxBatchSize must be > 0 (got \(maxBatchSize))") }
         if maxDiskEvents < 0 { errors.append("maxDiskEvents must be >= 0 (got \(maxDiskEvents))") }
+        if maxDiskEvents != 0, maxDiskBytes < Defaults.minDiskBytes {
+            errors.append(
+                "maxDiskBytes must be at least \(Defaults.minDiskBytes) (64 KiB) while the disk log is on (got \(maxDiskBytes)); "
+                    + "set maxDiskEvents = 0 to keep the queue in memory only")
+        }
         if !(maxDiskAgeSeconds > 0) { errors.append("maxDiskAgeSeconds must be > 0 (got \(maxDiskAgeSeconds))") }
         if maxPendingEvents <= 0 { errors.append("maxPendingEvents must be > 0 (got \(maxPendingEvents))") }
         if identityMode == .perCall && trackLifecycleEvents {

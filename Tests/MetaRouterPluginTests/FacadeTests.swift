@@ -20,6 +20,28 @@ import Testing
         #expect(InitOptions(writeKey: "k", ingestionHost: " https://h.example.com/p/ ").hostURL?.absoluteString == "https://h.example.com/p")
     }
 
+    /// A disk cap that cannot hold the log is refused, not accepted and then every event
+    /// dropped; with the disk log off (`maxDiskEvents = 0`) it is not used, so not checked.
+    @Test(arguments: [Int.min, -1, 0, 1, 4096, 64 * 1024 - 1])
+    func refusesADiskCapTooSmallForTheLog(maxDiskBytes: Int) async {
+        var options = InitOptions(writeKey: "facade-disk-cap-\(UUID())", ingestionHost: "https://h.example.com")
+        options.maxDiskBytes = maxDiskBytes
+        #expect(options.validationErrors().first?.contains("maxDiskBytes must be at least 65536") == true)
+        let logs = RecordingLogSink()
+        options.logSink = logs
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        analytics.track("refused")
+        let info = await analytics.getDebugInfo()
+        #expect(info.lifecycle == .disabled)
+        #expect(info.error?.contains("maxDiskBytes") == true)
+        #expect(logs.messages(atLeast: .error).contains { $0.contains("invalid options") && $0.contains("maxDiskBytes") })
+        options.maxDiskEvents = 0
+        #expect(options.validationErrors().isEmpty)
+        options.maxDiskEvents = 10
+        options.maxDiskBytes = 64 * 1024
+        #expect(options.validationErrors().isEmpty)
+    }
+
     @Test func invalidOptionsGiveAnInertInstanceThatReportsTheError() async {
         let logs = RecordingLogSink()
         var options = InitOptions(writeKey: "", ingestionHost: "ftp://nowhere", maxQueueEvents: -5, maxDiskEvents: -1)

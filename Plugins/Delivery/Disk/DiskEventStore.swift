@@ -180,6 +180,7 @@ package final class DiskEventStore: EventStore {
             retained -= Int(entries[head + evictedCount].length)
             evictedCount += 1
         }
+        evictedCount += evictionForFileBound(adding: size, evicted: evictedCount)
         let evicted = takeFromHead(evictedCount)
         forget(evicted.entries)
         if count >= options.maxEvents || recordBytes + size > options.recordBudget {

@@ -36,7 +36,12 @@ final class SegmentFiles {
     }
 
     let directory: URL
-    private(set) var segments: [Segment] = []
+    private(set) var segments: [Segment] = [] {
+        didSet { closedBytes = segments.dropLast().reduce(0) { $0 + $1.size } }
+    }
+    /// Bytes in every segment but the last, kept as ``segments`` changes (which is rare: a
+    /// roll, a deletion), so ``totalBytes`` costs no walk on every append.
+    private var closedBytes = 0
     private(set) var activeSize = 0
     private(set) var bytesWritten = 0
     private var descriptor: Int32 = -1
@@ -123,7 +128,7 @@ final class SegmentFiles {
 
     /// Bytes in this log's segment files.
     var totalBytes: Int {
-        segments.dropLast().reduce(0) { $0 + $1.size } + (descriptor >= 0 ? activeSize : segments.last?.size ?? 0)
+        closedBytes + (descriptor >= 0 ? activeSize : segments.last?.size ?? 0)
     }
 
     /// Descriptors open now: the active segment, the one reads keep, finished segments waiting

@@ -15,6 +15,10 @@ import Foundation
     @usableFromInline package static let maxDiskEvents = 10_000
     /// Bytes of queued records the disk log keeps.
     @usableFromInline package static let maxDiskBytes = 50 * 1024 * 1024
+    /// The smallest `maxDiskBytes` accepted while the disk log is on (64 KiB): four of the
+    /// smallest segments, the least that holds a pending batch, the records being written and
+    /// the queue behind them within the cap plus one segment (`Docs/Persistence.md`).
+    @usableFromInline package static let minDiskBytes = 64 * 1024
     /// How long a record may stay on the device.
     @usableFromInline package static let maxDiskAgeSeconds: TimeInterval = 7 * 24 * 3600
     /// Events accepted from callers and not yet through the pipeline.

@@ -1,0 +1,30 @@
+import MetaRouterCore
+
+extension DiskEventStore {
+    /// Events beyond the first `evicted` to evict as well so that the files stay within
+    /// ``DiskLogOptions/maxBytes`` plus a segment once a record of `size` bytes is written. The
+    /// live-record budget does not see the records a commit writes between events (removals,
+    /// batch keys, a new segment's clock), which a trickle of one or two events a commit
+    /// makes a large share of the files. Past the bound (less a commit, for the records the next
+    /// commit adds), the oldest segment's queued events go whole, so that segment is deleted
+    /// at the commit; a segment the pending batch keeps alive, or the active one, ends it.
+    func evictionForFileBound(adding size: Int, evicted: Int) -> Int {
+        let bound = options.maxBytes + options.segmentBytes - options.commitBytes
+        var projected = files.totalBytes + buffer.count + size
+        guard projected > bound else { return 0 }
+        var more = 0
+        while projected > bound, head + evicted + more < entries.count {
+            let segment = entries[head + evicted + more].segment
+            guard segment != files.activeId, let bytes = files.segments.first(where: { $0.id == segment })?.size else { break }
+            // Its events the budget evicted already, then the rest of them.
+            var first = head + evicted + more
+            while first > head, entries[first - 1].segment == segment { first -= 1 }
+            while head + evicted + more < entries.count, entries[head + evicted + more].segment == segment { more += 1 }
+            let inSegment = head + evicted + more - first
+            // The pending batch still has events there: the segment stays (the rewrite moves them).
+            guard (liveBySegment[segment] ?? 0) <= inSegment else { break }
+            projected -= bytes
+        }
+        return more
+    }
+}
