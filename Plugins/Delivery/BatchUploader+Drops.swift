@@ -17,11 +17,20 @@ extension BatchUploader {
         guard let analytics else { return }
         if reason == .queueFull {
             let now = analytics.configuration.clock.uptime()
-            if let count = evictionReports.add(events.count, at: now) {
-                analytics.logger.warning("sdk.queue_full: dropped \(count) event(s) since the last report: \(reason.rawValue)")
-            }
+            if let count = evictionReports.add(events.count, at: now) { reportEvictions(count) }
             return
         }
         analytics.logger.warning("sdk.flush_permanent_failure: dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
+    }
+
+    /// Logs the evictions from a full queue not reported yet: at a flush and at shutdown, so a
+    /// burst that ended inside the report interval is not left out of the log.
+    func reportUnreportedEvictions() {
+        if let count = evictionReports.takeUnreported() { reportEvictions(count) }
+    }
+
+    private func reportEvictions(_ count: Int) {
+        analytics?.logger.warning(
+            "sdk.queue_full: dropped \(count) event(s) since the last report (\(evictionReports.total) in all): \(DropReason.queueFull.rawValue)")
     }
 }

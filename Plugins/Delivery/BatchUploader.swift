@@ -145,8 +145,17 @@ package final class BatchUploader {
     package func flush(completion: (@Sendable () -> Void)? = nil) {
         analytics?.assertOnExecutor()
         if let completion { waiters.append(completion) }
+        reportUnreportedEvictions()
         draining = true
         sendNext()
+    }
+
+    /// Gives the queue room for `count` events more than its limit, shrinking as events leave
+    /// it: for a backlog replayed into it at once (the calls `shared` kept before
+    /// `initialize(with:)`), which would otherwise evict its own oldest before one batch went.
+    package func makeRoom(forMore count: Int) {
+        analytics?.assertOnExecutor()
+        store.makeRoom(forMore: count)
     }
 
     /// Makes everything queued durable now (background, terminate, shutdown).
@@ -186,6 +195,7 @@ package final class BatchUploader {
     /// and the transport's resources: the instance is shutting down.
     package func close() {
         analytics?.assertOnExecutor()
+        reportUnreportedEvictions()
         stop()
         store.close()
         guard let transport = transport as? any InvalidatableHTTPTransport else { return }

@@ -55,6 +55,9 @@ package protocol EventStore: AnyObject {
     func upcoming(maxCount: Int, maxBytes: Int) -> [QueuedEvent]
     /// Removes the pending batch: it was delivered, or dropped for good.
     func acknowledge(_ batch: PendingBatch)
+    /// Raises the event limit by `count` for a backlog arriving at once; the extra room
+    /// shrinks by every event acknowledged until it is gone. The byte limits stay.
+    func makeRoom(forMore count: Int)
     /// Returns the pending batch's events to the head as ordinary events (a new key will be
     /// minted), e.g. after the batch size was halved.
     func release(_ batch: PendingBatch)

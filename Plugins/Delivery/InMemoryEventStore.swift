@@ -34,6 +34,8 @@ package final class InMemoryEventStore: EventStore {
     /// may leave a gap between the two).
     private var pending: (batch: PendingBatch, range: Range<Int>)?
     private let capacity: Int
+    /// Room beyond `capacity` for a backlog arriving at once (``makeRoom(forMore:)``).
+    private var extraRoom = 0
 
     /// A store holding at most `capacity` events (at least 1).
     package init(capacity: Int) {
@@ -51,7 +53,7 @@ package final class InMemoryEventStore: EventStore {
         let needed = event.payload.count + (idInPayload == nil ? id.count : 0)
         guard needed < Int(UInt32.max) else { return [event] }
         var evicted: [QueuedEvent] = []
-        if count >= capacity {
+        if count >= capacity + extraRoom {
             guard head < entries.count else { return [event] }
             evicted.append(queuedEvent(entries[head]))
             head += 1
@@ -105,10 +107,14 @@ package final class InMemoryEventStore: EventStore {
 
     /// Drops the pending batch.
     package func acknowledge(_ batch: PendingBatch) {
-        guard pending?.batch.idempotencyKey == batch.idempotencyKey else { return }
+        guard let current = pending, current.batch.idempotencyKey == batch.idempotencyKey else { return }
         pending = nil
+        extraRoom = max(0, extraRoom - current.range.count)
         releaseUnused()
     }
+
+    /// Raises the limit by `count` until as many events have been acknowledged.
+    package func makeRoom(forMore count: Int) { extraRoom += max(0, count) }
 
     /// Puts the pending batch's events back at the head.
     package func release(_ batch: PendingBatch) {

@@ -3,14 +3,19 @@ import Foundation
 /// The object behind `MetaRouter.Analytics.shared`: usable before `initialize(with:)`.
 /// Until a client is bound, calls are built into events at once (timestamp and messageId
 /// taken at the call) and kept in order, ``maxKeptCalls`` of them at most: a call beyond that
-/// is dropped at the call, counted and logged (one line per 10 s), as the ingress does when it
-/// is full. Binding replays them into the client ahead of any later call.
+/// is dropped at the call, counted (`getDebugInfo().stats.dropped[.overflow]`, before and after
+/// binding) and logged (one line per 10 s, with the count so far, and the rest at binding), as
+/// the ingress does when it is full. Binding replays them into the client ahead of any later
+/// call, after giving its delivery queue room for the kept events, so that none is evicted by
+/// the replay itself.
 package final class AnalyticsProxy: AnalyticsBackend {
     private struct State {
         var target: MetaRouterClient?
         /// The client being bound while kept calls are replayed into it.
         var binding: MetaRouterClient?
         var pending: [@Sendable (MetaRouterClient) -> Void] = []
+        /// How many of `pending` are events.
+        var pendingEvents = 0
         var waiting: [CheckedContinuation<MetaRouterClient, Never>] = []
         /// Calls dropped because ``maxKeptCalls`` were kept already.
         var dropped = 0
@@ -70,21 +75,33 @@ package final class AnalyticsProxy: AnalyticsBackend {
     private func replayKept(into client: MetaRouterClient) {
         var waiting: [CheckedContinuation<MetaRouterClient, Never>] = []
         while true {
-            let batch = state.withLock { state -> [@Sendable (MetaRouterClient) -> Void] in
+            let (batch, events, unreported) = state.withLock { state -> ([@Sendable (MetaRouterClient) -> Void], Int, Int?) in
                 guard state.pending.isEmpty else {
-                    defer { state.pending = [] }
-                    return state.pending
+                    defer {
+                        state.pending = []
+                        state.pendingEvents = 0
+                    }
+                    return (state.pending, state.pendingEvents, nil)
                 }
                 state.target = client
                 state.binding = nil
                 waiting = state.waiting
                 state.waiting = []
-                return []
+                return ([], 0, state.dropReports.takeUnreported())
             }
+            if let unreported { reportDropped(unreported, to: client.client.logger) }
             if batch.isEmpty { break }
+            client.makeRoomForReplay(events)
             for call in batch { call(client) }
         }
         for continuation in waiting { continuation.resume(returning: client) }
+    }
+
+    private func reportDropped(_ count: Int, to logger: AnalyticsLogger) {
+        let total = droppedBeforeInitialize
+        logger.warning(
+            "sdk.ingress_full: dropped \(count) call(s) to shared before initialize(with:) since the last report (\(total) in all): "
+                + "\(Self.maxKeptCalls) were kept already, to be replayed once an instance is initialized")
     }
 
     /// Unbinds the current client; later calls are kept until the next bind.
@@ -92,7 +109,7 @@ package final class AnalyticsProxy: AnalyticsBackend {
         state.withLock { $0.target = nil }
     }
 
-    private func forward(_ call: @escaping @Sendable (MetaRouterClient) -> Void) {
+    private func forward(isEvent: Bool = false, _ call: @escaping @Sendable (MetaRouterClient) -> Void) {
         let (target, report) = state.withLock { state -> (MetaRouterClient?, Int?) in
             guard state.target == nil else { return (state.target, nil) }
             guard state.pending.count < Self.maxKeptCalls else {
@@ -100,14 +117,11 @@ package final class AnalyticsProxy: AnalyticsBackend {
                 return (nil, state.dropReports.add(1, at: Double(DispatchTime.now().uptimeNanoseconds) / 1e9))
             }
             state.pending.append(call)
+            if isEvent { state.pendingEvents += 1 }
             return (nil, nil)
         }
         if let target { return call(target) }
-        if let report {
-            logger.warning(
-                "sdk.ingress_full: dropped \(report) call(s) to shared before initialize(with:): \(Self.maxKeptCalls) were kept "
-                    + "already, to be replayed once an instance is initialized")
-        }
+        if let report { reportDropped(report, to: logger) }
     }
 
     /// Callers waiting for a client to be bound (`getAnonymousId()` and the like).
@@ -117,12 +131,12 @@ package final class AnalyticsProxy: AnalyticsBackend {
     package var droppedBeforeInitialize: Int { state.withLock { $0.dropped } }
 
     private func forward(_ event: PreparedEvent) {
-        forward { $0.client.process(event) }
+        forward(isEvent: true) { $0.client.process(event) }
     }
 
     /// An identify or alias kept for the client: replayed as an identity change.
     private func forwardUserChange(_ event: PreparedEvent) {
-        forward { client in client.changingUser { client.client.process(event) } }
+        forward(isEvent: true) { client in client.changingUser { client.client.process(event) } }
     }
 
     private func boundClient() async -> MetaRouterClient {
@@ -232,13 +246,22 @@ package final class AnalyticsProxy: AnalyticsBackend {
     package func boundInstance() async -> MetaRouterClient { await boundClient() }
 
     /// The bound client's state, or `lifecycle: idle` when none is bound yet.
+    /// The calls dropped before binding are counted in `stats.dropped[.overflow]`, before and
+    /// after it.
     package func getDebugInfo() async -> DebugInfo {
-        if let target { return await target.getDebugInfo() }
-        let queued = state.withLock { $0.pending.count }
-        return DebugInfo(
-            lifecycle: nil, queueLength: queued, writeKey: "", ingestionHost: "", flushIntervalSeconds: 0,
-            maxQueueEvents: 0, queueOnDisk: false, circuitState: .closed,
-            circuitRemainingMs: 0, flushInFlight: false, tracing: false, error: nil, stats: DeliveryStats())
+        let dropped = droppedBeforeInitialize
+        var info: DebugInfo
+        if let target {
+            info = await target.getDebugInfo()
+        } else {
+            let queued = state.withLock { $0.pending.count }
+            info = DebugInfo(
+                lifecycle: nil, queueLength: queued, writeKey: "", ingestionHost: "", flushIntervalSeconds: 0,
+                maxQueueEvents: 0, queueOnDisk: false, circuitState: .closed,
+                circuitRemainingMs: 0, flushInFlight: false, tracing: false, error: nil, stats: DeliveryStats())
+        }
+        if dropped > 0 { info.stats.dropped[.overflow, default: 0] += dropped }
+        return info
     }
 
     #if Privacy

@@ -41,6 +41,13 @@ package final class MetaRouterClient: AnalyticsBackend {
         pillarSlots = pillars
     }
 
+    /// Gives the delivery queue room for `count` events replayed into it at once (what
+    /// `shared` kept before `initialize(with:)`), ordered before them.
+    func makeRoomForReplay(_ count: Int) {
+        guard count > 0 else { return }
+        client.perform { self.pillars.destination?($0).uploader?.makeRoom(forMore: count) }
+    }
+
     /// Records a user action.
     package func track(_ event: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
         client.track(event, properties: properties, options: options)

@@ -115,6 +115,8 @@ package final class DiskEventStore: EventStore {
     /// The first sequence number whose record is still in `buffer`.
     var firstUncommittedSequence: UInt64 = 1
     var liveBySegment: [UInt64: Int] = [:]
+    /// Room beyond ``DiskLogOptions/maxEvents`` for a backlog arriving at once.
+    var extraRoom = 0
     /// Bytes read ahead from one segment, serving the reads of the entries that follow.
     var readAhead: (segment: UInt64, offset: Int, bytes: [UInt8])?
     /// Records gathered since the last commit.
@@ -175,7 +177,7 @@ package final class DiskEventStore: EventStore {
         var evictedCount = 0
         var retained = recordBytes
         while head + evictedCount < entries.count,
-            count - evictedCount >= options.maxEvents || retained + size > options.recordBudget
+            count - evictedCount >= options.maxEvents + extraRoom || retained + size > options.recordBudget
         {
             retained -= Int(entries[head + evictedCount].length)
             evictedCount += 1
@@ -183,7 +185,7 @@ package final class DiskEventStore: EventStore {
         evictedCount += evictionForFileBound(adding: size, evicted: evictedCount)
         let evicted = takeFromHead(evictedCount)
         forget(evicted.entries)
-        if count >= options.maxEvents || recordBytes + size > options.recordBudget {
+        if count >= options.maxEvents + extraRoom || recordBytes + size > options.recordBudget {
             return evicted.events + [event]
         }
         let sequence = nextSequence
@@ -254,8 +256,13 @@ package final class DiskEventStore: EventStore {
     package func acknowledge(_ batch: PendingBatch) {
         guard let current = pending, current.batch.idempotencyKey == batch.idempotencyKey else { return }
         pending = nil
+        extraRoom = max(0, extraRoom - current.entries.count)
         forget(current.entries)
     }
+
+    /// Raises ``DiskLogOptions/maxEvents`` by `count` until as many events have been
+    /// acknowledged; ``DiskLogOptions/maxBytes`` stays.
+    package func makeRoom(forMore count: Int) { extraRoom += max(0, count) }
 
     /// The pending batch's events go back to the head, to be batched again under a new key.
     package func release(_ batch: PendingBatch) {

@@ -135,7 +135,7 @@ public final class AnalyticsClient: Sendable {
             noteForkedChild()
         case .overflowed(let report?):
             logger.warning(
-                "sdk.ingress_full: dropped \(report) event(s) at the call: \(configuration.maxPendingEvents) events were already waiting for the "
+                "sdk.ingress_full: dropped \(report) event(s) at the call since the last report: \(configuration.maxPendingEvents) events were already waiting for the "
                     + "executor (Configuration.maxPendingEvents); \(overflowedEvents) dropped this way in all")
         }
     }
@@ -227,11 +227,19 @@ public final class AnalyticsClient: Sendable {
 
     /// Asks every plugin to deliver what it holds; covers every event submitted before.
     package func flush() {
+        reportUnreportedOverflow()
         perform { $0.apply { $0.flush() } }
+    }
+
+    /// Logs the events refused at a full ingress that no line has counted yet.
+    func reportUnreportedOverflow() {
+        guard let count = executor.takeUnreportedOverflow() else { return }
+        answer(.overflowed(report: count), type: .track)
     }
 
     /// Flushes and returns once every destination's attempt has resolved.
     package func flushAndWait() async {
+        reportUnreportedOverflow()
         _ = await completeOnPlugins { plugin, done in
             if let completing = plugin as? any CompletingPlugin { completing.flush(completion: done) } else { plugin.flush(); done() }
         }
@@ -277,6 +285,7 @@ public final class AnalyticsClient: Sendable {
         }
         status.withLock { if $0.lifecycle != .disabled { $0.lifecycle = .shutDown } }
         executor.refuseEvents()
+        reportUnreportedOverflow()
         let undurable = Locked(0)
         let finished = await completeOnPlugins(deadline: timeout) { plugin, done in
             if let holder = plugin as? any DurabilityReporting {

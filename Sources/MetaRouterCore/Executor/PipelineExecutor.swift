@@ -214,6 +214,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// Events refused so far because the ingress was full.
     var overflowedEvents: Int { ingress.withLock { $0.overflowed } }
 
+    /// Refused events not reported yet (a burst that ended inside the report interval).
+    func takeUnreportedOverflow() -> Int? { ingress.withLock { $0.overflowReports.takeUnreported() } }
+
     /// Track calls taken so far with their values packed, behind a backlog.
     var packedCalls: Int { ingress.withLock { $0.packed } }
 
