@@ -131,6 +131,60 @@ import Testing
         await inspector.stop()
     }
 
+    @Test func sixteenConcurrentFiftyMegabyteBodiesKeepThePeakBounded() async throws {
+        // `metarouter inspect` as a process of its own, so its peak (VmHWM) is its alone.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metarouter-inspect-load-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("inspect.txt")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["inspect", "--port", "0"]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var url: URL?
+        let deadline = Date().addingTimeInterval(30)
+        while url == nil, Date() < deadline {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            url = text.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.flatMap { URL(string: String($0)) }
+            if url == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let port = Self.port(try #require(url, "inspect never said where it listens"))
+
+        let body = Self.trackBody(bytes: 50_000_000)
+        let head = Self.head("POST", "/v1/track", port: port, ["Content-Type: application/json", "Content-Length: \(body.count)"])
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    guard let socket = try? LoopbackSocket(port: port) else { return 0 }
+                    await socket.send(head)
+                    await socket.send(body)
+                    return await socket.response(within: 120)?.status ?? 0
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        // The 64 MiB in flight holds one 50 MB body at a time; the rest are refused unread.
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 413 }, "\(statuses)")
+        #expect(statuses.contains(200) && statuses.filter { $0 == 413 }.count >= 8, "\(statuses)")
+        // Before the budget: 1.05 GB. Now about 295 MB (one body's parse and record), measured.
+        #expect(peak > 0 && peak < 600_000, "peak RSS \(peak) kB for 16 concurrent 50 MB bodies")
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// The `metarouter` executable beside the tests.
+    private static var executable: URL {
+        let candidates = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        let urls = candidates.compactMap { $0?.appendingPathComponent("metarouter") }
+        return urls.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? urls[0]
+    }
+
     /// A `/v1/track` body of exactly `bytes` bytes.
     static func trackBody(bytes: Int) -> Data {
         let prefix = Data(#"{"type":"track","event":"Big","userId":"u","properties":{"blob":""#.utf8)
