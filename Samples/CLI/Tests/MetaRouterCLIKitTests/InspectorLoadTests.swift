@@ -172,7 +172,7 @@ import Testing
         // The 64 MiB in flight holds one 50 MB body at a time; the rest are refused unread.
         #expect(statuses.allSatisfy { $0 == 200 || $0 == 413 }, "\(statuses)")
         #expect(statuses.contains(200) && statuses.filter { $0 == 413 }.count >= 8, "\(statuses)")
-        // Before the budget: 1.05 GB. Now about 295 MB (one body's parse and record), measured.
+        // Before the budget: 1.05 GB. Now about 246 MB (one body's parse and record), measured.
         #expect(peak > 0 && peak < 600_000, "peak RSS \(peak) kB for 16 concurrent 50 MB bodies")
         process.terminate()
         process.waitUntilExit()
