@@ -111,8 +111,7 @@ import Testing
                 #expect(answer?.status == 413 && answer?.body.contains("budget") == true, "\(String(describing: answer))")
                 answered[index] = answer?.status
             } else {
-                let deadline = Date().addingTimeInterval(10)
-                while inspector.bytesInFlight < (index + 1) * body.count, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+                try await Self.wait { inspector.bytesInFlight == (index + 1) * body.count }
             }
         }
         #expect(inspector.bytesInFlight == 2 * body.count)
@@ -129,6 +128,56 @@ import Testing
         let refusals = inspector.store.batches.filter { $0["status"] == 413 }
         #expect(refusals.count == 3)
         await inspector.stop()
+    }
+
+    @Test func aChunkedBodyIsCountedAsItArrives() async throws {
+        let inspector = InspectorServer(limits: InspectorLimits(requestBytes: 1_000_000, bytesInFlight: 2_000_000))
+        let url = try await inspector.start()
+        let port = Self.port(url)
+        let chunked = Self.head("POST", "/v1/track", port: port, ["Content-Type: application/json", "Transfer-Encoding: chunked"])
+        // Half a body held: exactly its bytes are in flight, then none once it is recorded.
+        let body = Self.trackBody(bytes: 600_000)
+        let socket = try LoopbackSocket(port: port)
+        await socket.send(chunked)
+        await socket.send(Self.chunk(body.prefix(300_000)))
+        try await Self.wait { inspector.bytesInFlight == 300_000 }
+        #expect(inspector.bytesInFlight == 300_000)
+        await socket.send(Self.chunk(body.dropFirst(300_000)) + Data("0\r\n\r\n".utf8))
+        #expect(await socket.response(within: 10)?.status == 200)
+        #expect(inspector.bytesInFlight == 0 && inspector.store.events.last?["event"]?["event"] == "Big")
+
+        // Past the limit for one request, as it arrives.
+        let long = try LoopbackSocket(port: port)
+        await long.send(chunked)
+        await long.send(Self.chunk(Data(repeating: UInt8(ascii: "x"), count: 1_000_001)))
+        let tooLong = await long.response(within: 10)
+        #expect(tooLong?.status == 413 && tooLong?.body.contains("over the 1000000-byte limit") == true, "\(String(describing: tooLong))")
+
+        // Past the bytes in flight: 1 MB reserved by a Content-Length, 900 KB of a chunked body
+        // held, and the next 200 KB chunk of another is refused.
+        let declared = try LoopbackSocket(port: port)
+        await declared.send(Self.head("POST", "/v1/track", port: port, ["Content-Length: 1000000"]))
+        let held = try LoopbackSocket(port: port)
+        await held.send(chunked)
+        await held.send(Self.chunk(Data(repeating: UInt8(ascii: " "), count: 900_000)))
+        try await Self.wait { inspector.bytesInFlight == 1_900_000 }
+        let refused = try LoopbackSocket(port: port)
+        await refused.send(chunked)
+        await refused.send(Self.chunk(Data(repeating: UInt8(ascii: " "), count: 200_000)))
+        let busy = await refused.response(within: 10)
+        #expect(busy?.status == 413 && busy?.body.contains("budget") == true, "\(String(describing: busy))")
+        await inspector.stop()
+    }
+
+    /// `data` as one chunk of a chunked body.
+    private static func chunk(_ data: Data) -> Data {
+        Data("\(String(data.count, radix: 16))\r\n".utf8) + data + Data("\r\n".utf8)
+    }
+
+    /// Waits for `outcome`, at most 10 s.
+    private static func wait(for outcome: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while !outcome(), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
     }
 
     @Test func sixteenConcurrentFiftyMegabyteBodiesKeepThePeakBounded() async throws {
