@@ -43,7 +43,8 @@ struct InspectorIntake: Sendable {
 
     /// Why the budget refused `bytes` more.
     private func busy(_ bytes: Int) -> String {
-        "the inspector is holding \(budget.reserved) bytes of other requests and \(bytes) more would pass its \(budget.limit)-byte budget; retry later"
+        if bytes > budget.limit { return "\(bytes) bytes are over the inspector's \(budget.limit)-byte budget for bytes in flight" }
+        return "the inspector is holding \(budget.reserved) bytes of other requests and \(bytes) more would pass its \(budget.limit)-byte budget; retry later"
     }
 
     /// `request`'s body, reserved into `reservation`, or why it is refused.
