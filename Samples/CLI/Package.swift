@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -29,6 +30,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -43,7 +45,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MetaRouterCLIKitTests",
-            dependencies: ["MetaRouterCLIKit", "metarouter", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+            dependencies: ["MetaRouterCLIKit", "metarouter", "CZlib", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
     ],
     swiftLanguageModes: [.v6]
 )

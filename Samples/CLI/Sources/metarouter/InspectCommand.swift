@@ -18,6 +18,18 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(help: "A rule set to show the effect of on every event (rule text, our JSON form, or a Segment settings payload).")
     var rules: String?
 
+    @Option(help: "The largest body one request may send, in bytes (and inflate to, when gzip); larger ones get 413.")
+    var maxRequestBytes = InspectorLimits().requestBytes
+
+    @Option(help: "The request bytes held at once across every connection; a request past it gets 413.")
+    var maxBytesInFlight = InspectorLimits().bytesInFlight
+
+    @Option(help: "The most connections open at once; past it the one idle longest is closed.")
+    var maxConnections = InspectorLimits().connections
+
+    @Option(help: "Seconds a connection may send nothing before it is closed.")
+    var idleTimeout = 10
+
     func run() async throws {
         let trackingPlan = try plan.map { path -> TrackingPlan in
             do {
@@ -33,7 +45,10 @@ struct InspectCommand: AsyncParsableCommand {
                 throw ValidationError("\(path): \(error)")
             }
         }
-        let inspector = InspectorServer(plan: trackingPlan, rules: ruleSet)
+        let limits = InspectorLimits(
+            requestBytes: maxRequestBytes, bytesInFlight: maxBytesInFlight, inflatedBytes: maxRequestBytes,
+            connections: maxConnections, idleTimeout: .seconds(idleTimeout))
+        let inspector = InspectorServer(plan: trackingPlan, rules: ruleSet, limits: limits)
         let url = try await inspector.start(port: port)
         FileHandle.standardOutput.write(Data("""
             Inspecting on \(url.absoluteString) — open it in a browser.

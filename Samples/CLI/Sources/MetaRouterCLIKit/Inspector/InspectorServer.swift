@@ -6,21 +6,35 @@ import NIOCore
 /// `metarouter inspect`: the local collector (the same wire handling and answers as `collect`,
 /// gzip included) and a live page on 127.0.0.1 showing what arrives — the events, each batch's
 /// headers, what is wrong with them, delivery figures — with buttons that make the next batches
-/// fail. Every asset is served from this binary.
+/// fail. Every asset is served from this binary. What it takes in is bounded by its
+/// ``InspectorLimits``.
 public final class InspectorServer: Sendable {
     /// What the page and the API read.
     public let store: InspectorStore
     private let plan: TrackingPlan?
     private let rules: RuleSet?
-    private let server = LoopbackServer()
+    private let server: LoopbackServer
     private let access = InspectorAccess()
+    private let intake: InspectorIntake
 
     /// This run's token: the page sends it with every request that changes something.
     public var token: String { access.token }
 
-    /// An inspector checking events against `plan` and showing what `rules` would do.
-    public init(plan: TrackingPlan? = nil, rules: RuleSet? = nil, capacity: Int = 5000, byteBudget: Int = InspectorStore.defaultByteBudget) {
+    /// The bytes of request bodies held now, across every connection.
+    public var bytesInFlight: Int { intake.budget.reserved }
+
+    /// The connections open now.
+    public var openConnections: Int { server.cap.count }
+
+    /// An inspector checking events against `plan` and showing what `rules` would do, taking in
+    /// no more than `limits`.
+    public init(
+        plan: TrackingPlan? = nil, rules: RuleSet? = nil, capacity: Int = 5000, byteBudget: Int = InspectorStore.defaultByteBudget,
+        limits: InspectorLimits = InspectorLimits()
+    ) {
         store = InspectorStore(capacity: capacity, byteBudget: byteBudget)
+        server = LoopbackServer(connections: limits.connections, idleTimeout: limits.idleTimeout)
+        intake = InspectorIntake(limits: limits)
         self.plan = plan
         self.rules = rules
     }
@@ -81,8 +95,12 @@ public final class InspectorServer: Sendable {
         router.post("**") { [self] request, _ -> Response in
             if let refused = access.refusal(ingest: request) { return InspectorAccess.forbidden(refused) }
             var request = request
-            let body = try await request.collectBody(upTo: 50_000_000)
-            return ingest(request, wire: Array(body.readableBytesView))
+            let reservation = InspectorIntake.Reservation(budget: intake.budget)
+            defer { reservation.release() }
+            switch try await intake.read(&request, into: reservation) {
+            case .success(let wire): return ingest(request, wire: wire, reservation: reservation)
+            case .failure(let refusal): return refuse(request, refusal, wireBytes: Int(request.headers[.contentLength] ?? "") ?? 0)
+            }
         }
         let bound = try await server.start(router, name: "metarouter-inspect", port: port)
         access.bind(port: bound)
@@ -94,26 +112,42 @@ public final class InspectorServer: Sendable {
         await server.stop()
     }
 
-    private func ingest(_ request: Request, wire: [UInt8]) -> Response {
-        let path = request.uri.path
-        let gzip = request.headers[.contentEncoding]?.lowercased() == "gzip"
-        let body = gzip ? Gunzip.decompress(wire) : wire
+    /// What every batch record starts with.
+    private func batchRecord(_ request: Request, wireBytes: Int) -> [String: JSON] {
         var batch: [String: JSON] = [
-            "receivedAt": .string(ISO8601DateFormatter().string(from: Date())), "path": .string(path), "gzip": .bool(gzip),
-            "trace": .bool(request.headers[.init("Trace")!]?.lowercased() == "true"), "wireBytes": .int(Int64(wire.count)),
+            "receivedAt": .string(ISO8601DateFormatter().string(from: Date())), "path": .string(request.uri.path),
+            "gzip": .bool(request.headers[.contentEncoding]?.lowercased() == "gzip"),
+            "trace": .bool(request.headers[.init("Trace")!]?.lowercased() == "true"), "wireBytes": .int(Int64(wireBytes)),
         ]
         if let key = request.headers[.init("Idempotency-Key")!] { batch["idempotencyKey"] = .string(key) }
+        return batch
+    }
+
+    /// Records a refused request (its reason as the problem) and answers it.
+    private func refuse(_ request: Request, _ refusal: InspectorIntake.Refusal, wireBytes: Int) -> Response {
+        var batch = batchRecord(request, wireBytes: wireBytes)
+        batch["status"] = .int(Int64(refusal.status.code))
+        batch["problems"] = [.string(refusal.reason)]
+        store.record(batch: batch, events: [], accepted: false) { _ in EventAnalysis() }
+        return refusal.response
+    }
+
+    private func ingest(_ request: Request, wire: Data, reservation: InspectorIntake.Reservation) -> Response {
+        let path = request.uri.path
+        let gzip = request.headers[.contentEncoding]?.lowercased() == "gzip"
+        var batch = batchRecord(request, wireBytes: wire.count)
         guard let endpoint = SegmentEndpoint(path: path) else {
             batch["status"] = 404
             batch["problems"] = .array([.string("unexpected path \(path) (the Segment HTTP API's: /v1/batch, /v1/b, /v1/track, …)")])
             store.record(batch: batch, events: [], accepted: false) { _ in EventAnalysis() }
             return Response(status: .notFound)
         }
-        guard let body else {
-            batch["status"] = 400
-            batch["problems"] = ["Content-Encoding: gzip, but the body is not gzip"]
-            store.record(batch: batch, events: [], accepted: false) { _ in EventAnalysis() }
-            return Response(status: .badRequest)
+        var body = wire
+        if gzip {
+            switch intake.inflate(wire, into: reservation) {
+            case .success(let inflated): body = inflated
+            case .failure(let refusal): return refuse(request, refusal, wireBytes: wire.count)
+            }
         }
         let parsed = try? JSONText.parse(body)
         let events = endpoint.events(in: parsed)

@@ -131,6 +131,8 @@ public final class InspectorStore: Sendable {
                 }
                 var text = JSON.object(row).description
                 if text.utf8.count > Self.maxEventBytes {
+                    // Let go of the oversized text before the preview writes the event out again.
+                    text = ""
                     row["event"] = Self.preview(of: event)
                     row["truncated"] = true
                     text = JSON.object(row).description
