@@ -104,7 +104,8 @@ public final class AnalyticsTenants: Sendable {
     public var droppedEvents: Int { refusals.snapshot.droppedEvents }
 
     /// Bytes the tenants' storage directories held when last measured: the live tenants'
-    /// (measured whenever a tenant is admitted), the evicted tenants' (when their eviction
+    /// (measured when a tenant is admitted: every time once they reach half the budget, every
+    /// 100 ms at most below it), the evicted tenants' (when their eviction
     /// ended) and the logs found at ``start()``. What the disk budget counts.
     public var diskBytes: Int { state.withLock { $0.disk.total } }
 
@@ -272,10 +273,18 @@ public final class AnalyticsTenants: Sendable {
         first.value.requested != second.value.requested ? !first.value.requested : first.value.lastUsed < second.value.lastUsed
     }
 
-    /// Measures the live tenants' directories and the newcomer's (outside the lock: it reads
-    /// the file system; a few microseconds a directory).
+    /// Measures the newcomer's directory, and the live tenants' (outside the lock: it reads the
+    /// file system, some 50 µs a directory) — at every admission once the measured bytes reach
+    /// half the budget, and at most every 100 ms below it (so a churn of admissions on a
+    /// mostly empty disk does not walk 64 directories each time).
     private func measure(newcomer writeKey: String, directory: URL?) {
-        let due = state.withLock { state in state.live.compactMap { key, live in live.directory.map { (key, $0) } } }
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [(String, URL)] in
+            let atRisk = state.disk.total >= max(0, limits.diskBudgetBytes) / 2
+            guard atRisk || state.disk.lastSweep.map({ now - $0 >= .milliseconds(100) }) ?? true else { return [] }
+            state.disk.lastSweep = now
+            return state.live.compactMap { key, live in live.directory.map { (key, $0) } }
+        }
         let sizes = due.map { ($0.0, $0.1, DirectorySize.bytes(in: $0.1)) }
         let own = directory.map { DirectorySize.bytes(in: $0) }
         state.withLock { state in

@@ -5,13 +5,16 @@ import Foundation
 /// under the storage root hold whose tenant is not known. Nothing is reserved: a live tenant
 /// counts what its log holds, not what it may grow to, so an eviction in flight or a
 /// returning tenant's old log never leaves a newcomer without a log while the disk is far
-/// from full. Each log is capped at a share of the budget, and every admission measures the live
-/// logs again: they can outgrow the budget only by what they write after that.
+/// from full. Each log is capped at a share of the budget, and admissions measure the live logs
+/// again (each one once the bytes reach half the budget): they can outgrow the budget only by
+/// what they write after the last measurement.
 struct TenantDisk {
     /// Bytes last measured in each tenant's storage directory, by write key.
     private(set) var measured: [String: Int] = [:]
     /// Bytes of logs found at start whose tenant is unknown, by directory path.
     private(set) var unattributed: [String: Int] = [:]
+    /// When the live tenants' directories were last measured.
+    var lastSweep: ContinuousClock.Instant?
     /// Whether the last admission found the budget spent (logged once per spell).
     private(set) var spent = false
     /// Tenants admitted with no disk log because the budget was spent.
