@@ -21,8 +21,9 @@ import Testing
         }
     }
 
+    /// The `sdk.shutdown_undurable` lines (the SDK's name is the `sdk` metadata in swift-log).
     static func undurable(_ logs: LoggingTests.Capture) -> Int {
-        logs.records.withLock { $0.filter { $0.message.contains("sdk.shutdown_undurable") }.count }
+        logs.records.withLock { $0.filter { $0.metadata["sdk"] == "sdk.shutdown_undurable" }.count }
     }
 
     @Test func tenantsEvictedWhileTheHostFailsLoseNothing() async throws {
