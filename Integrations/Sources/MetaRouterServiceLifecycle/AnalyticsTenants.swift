@@ -31,6 +31,8 @@ public final class AnalyticsTenants: Sendable {
         var evicting: [String: Task<Void, Never>] = [:]
         /// The resolver calls in flight, by key.
         var resolving: [String: TenantResolution] = [:]
+        /// The instances being made, by key.
+        var making: [String: TenantAdmission] = [:]
         var disk = TenantDisk()
         var answers: TenantAnswers
         var draining = false
@@ -187,10 +189,10 @@ public final class AnalyticsTenants: Sendable {
                 switch await resolution.answer() {
                 case nil: throw refuse(.resolverTimeout, writeKey)
                 case false?: throw refuse(.unknownKey, writeKey)
-                case true?: if let made = make(writeKey, usedAt: usedAt) { return made }
+                case true?: if let made = await makeOnce(writeKey, usedAt: usedAt) { return made }
                 }
             case .admitted:
-                if let made = make(writeKey, usedAt: usedAt) { return made }
+                if let made = await makeOnce(writeKey, usedAt: usedAt) { return made }
             }
         }
     }
@@ -225,6 +227,26 @@ public final class AnalyticsTenants: Sendable {
                 return .resolving(resolution)
             }
         }
+    }
+
+    /// Makes `writeKey`'s instance unless another caller is making it; then waits for that and
+    /// returns `nil` (look the key up again).
+    private func makeOnce(_ writeKey: String, usedAt: ContinuousClock.Instant?) async -> Analytics? {
+        let (admission, mine) = state.withLock { state -> (TenantAdmission, Bool) in
+            if let making = state.making[writeKey] { return (making, false) }
+            let admission = TenantAdmission()
+            state.making[writeKey] = admission
+            return (admission, true)
+        }
+        guard mine else {
+            await admission.wait()
+            return nil
+        }
+        defer {
+            state.withLock { _ = $0.making.removeValue(forKey: writeKey) }
+            admission.finish()
+        }
+        return make(writeKey, usedAt: usedAt)
     }
 
     /// Makes and admits `writeKey`'s instance (outside the lock: the options closure, the
