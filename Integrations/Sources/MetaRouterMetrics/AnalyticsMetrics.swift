@@ -14,8 +14,11 @@ import Synchronization
 /// - gauges `metarouter_queue_depth`, `metarouter_queue_capacity`, `metarouter_breaker_state`
 ///   (0 closed, 1 half-open, 2 open) and `metarouter_request_in_flight` (0 or 1);
 /// - given an `AnalyticsTenants`, `metarouter_tenant_refused_total` (with `reason`:
-///   `unknown_key`, `malformed_key`, `draining`), `metarouter_tenant_events_dropped_total` (the
-///   refused requests' events) and the gauge `metarouter_tenants_live`.
+///   `unknown_key`, `malformed_key`, `draining`, `resolver_timeout`),
+///   `metarouter_tenant_events_dropped_total` (the refused requests' events),
+///   `metarouter_tenants_memory_only_total` (tenants admitted without a disk log: the disk
+///   budget was spent), and the gauges `metarouter_tenants_live` and
+///   `metarouter_tenants_disk_bytes` (the measured bytes the disk budget counts).
 ///
 /// An instance that restarted (a tenant evicted and admitted again) counts from zero; its
 /// counters go on from where they were.
@@ -143,21 +146,25 @@ final class RefusalMetrics: Sendable {
     private let tenants: AnalyticsTenants
     private let refused: [TenantRefusal: Counter]
     private let droppedEvents: Counter
+    private let memoryOnly: Counter
     private let live: Gauge
-    private let last = Mutex<(refused: [TenantRefusal: Int], droppedEvents: Int)>(([:], 0))
+    private let diskBytes: Gauge
+    private let last = Mutex<(refused: [TenantRefusal: Int], droppedEvents: Int, memoryOnly: Int)>(([:], 0, 0))
 
     init(tenants: AnalyticsTenants, factory: any MetricsFactory) {
         self.tenants = tenants
-        let reasons: [TenantRefusal] = [.unknownKey, .malformedKey, .draining]
+        let reasons: [TenantRefusal] = [.unknownKey, .malformedKey, .draining, .resolverTimeout]
         refused = Dictionary(uniqueKeysWithValues: reasons.map {
             ($0, Counter(label: "metarouter_tenant_refused_total", dimensions: [("reason", $0.description)], factory: factory))
         })
         droppedEvents = Counter(label: "metarouter_tenant_events_dropped_total", factory: factory)
+        memoryOnly = Counter(label: "metarouter_tenants_memory_only_total", factory: factory)
         live = Gauge(label: "metarouter_tenants_live", factory: factory)
+        diskBytes = Gauge(label: "metarouter_tenants_disk_bytes", factory: factory)
     }
 
     func collect() {
-        let now = (refused: tenants.refusalCounts, droppedEvents: tenants.droppedEvents)
+        let now = (refused: tenants.refusalCounts, droppedEvents: tenants.droppedEvents, memoryOnly: tenants.memoryOnlyAdmissions)
         let before = last.withLock { last in
             defer { last = now }
             return last
@@ -166,7 +173,9 @@ final class RefusalMetrics: Sendable {
             refused[reason]?.increment(by: count - before.refused[reason, default: 0])
         }
         droppedEvents.increment(by: max(0, now.droppedEvents - before.droppedEvents))
+        memoryOnly.increment(by: max(0, now.memoryOnly - before.memoryOnly))
         live.record(tenants.instances.count)
+        diskBytes.record(tenants.diskBytes)
     }
 }
 

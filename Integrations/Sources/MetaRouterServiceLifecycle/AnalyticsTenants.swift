@@ -9,25 +9,31 @@ import Synchronization
 /// connection, counted, and logged once per 10 s at most. Admitted tenants live at most
 /// ``TenantLimits/maxLiveTenants`` at once; one idle for ``TenantLimits/idleSeconds``, or the
 /// least recently used when another must be admitted, is shut down after delivering what it
-/// can, and its disk log is kept for when it returns or the next start. The disk log of every
-/// tenant together stays within ``TenantLimits/diskBudgetBytes``.
+/// can, and its disk log is kept for when it returns or the next start. Every admitted tenant
+/// gets a disk log while the tenants' measured disk use is below
+/// ``TenantLimits/diskBudgetBytes``; past it, newcomers queue in memory only (logged once,
+/// counted in ``memoryOnlyAdmissions``).
 ///
 /// ``AnalyticsService`` (or `VaporAnalyticsLifecycle`) starts the tenants, evicts the idle
 /// ones and drains them all at graceful shutdown; requests after the drain began are refused.
 public final class AnalyticsTenants: Sendable {
-    private struct Live {
+    struct Live {
         let analytics: Analytics
+        /// When a request last asked for it (a start's own use is not a request's).
         var lastUsed: ContinuousClock.Instant
-        let diskBytes: Int
+        /// Whether a request asked for it: one only a start made goes first past the cap.
+        var requested: Bool
+        let directory: URL?
     }
 
-    private struct State {
+    struct State {
         var live: [String: Live] = [:]
         var evicting: [String: Task<Void, Never>] = [:]
-        /// Disk bytes evicted tenants left undelivered, by key.
-        var residues: [String: Int] = [:]
-        /// Disk bytes promised to instances being made, by key.
-        var reserved: [String: Int] = [:]
+        /// The resolver calls in flight, by key.
+        var resolving: [String: TenantResolution] = [:]
+        /// The instances being made, by key.
+        var making: [String: TenantAdmission] = [:]
+        var disk = TenantDisk()
         var answers: TenantAnswers
         var draining = false
     }
@@ -35,21 +41,24 @@ public final class AnalyticsTenants: Sendable {
     private enum Lookup {
         case live(Analytics)
         case evicting(Task<Void, Never>)
-        case absent(admitted: Bool?)
+        case admitted
+        case refused(TenantRefusal)
+        case resolving(TenantResolution)
         case draining
     }
 
     /// What the tenants may hold at once.
     public let limits: TenantLimits
-    private let policy: TenantPolicy
-    private let known: [String]
-    private let options: @Sendable (String) -> InitOptions
-    private let state: Mutex<State>
+    let policy: TenantPolicy
+    let known: [String]
+    let options: @Sendable (String) -> InitOptions
+    let state: Mutex<State>
     private let refusals: TenantRefusals
+    private let logger: Logger?
 
     /// Tenants admitted by `policy`, each made with `options(writeKey)` within `limits`. The
     /// `known` tenants (admitted by the policy too) are made when the tenants start, and so is
-    /// every allow-listed tenant whose disk log holds events from the last run, to deliver them.
+    /// every tenant whose disk log holds events from the last run, to deliver them.
     /// Refusals are logged to `logger`, one line per 10 s at most.
     public init(
         policy: TenantPolicy, limits: TenantLimits = TenantLimits(), known: [String] = [], logger: Logger? = nil,
@@ -59,34 +68,17 @@ public final class AnalyticsTenants: Sendable {
         self.limits = limits
         self.known = known
         self.options = options
+        self.logger = logger
         self.refusals = TenantRefusals(logger: logger)
         self.state = Mutex(State(answers: TenantAnswers(capacity: limits.rememberedAnswers, refusalMemorySeconds: limits.refusalMemorySeconds)))
     }
 
     /// The live instance for `writeKey`, made if the policy admits the key; a lock and a lookup
-    /// once it is live. Throws ``TenantRefusal`` for a key the policy does not admit, a
-    /// malformed key, or once the drain began.
+    /// once it is live — never a wait for a resolver. Throws ``TenantRefusal`` for a key the
+    /// policy does not admit, a malformed key, a resolver that did not answer in time, or once
+    /// the drain began.
     public func instance(for writeKey: String) async throws(TenantRefusal) -> Analytics {
-        guard isWellFormed(writeKey) else { throw refuse(.malformedKey, writeKey) }
-        while true {
-            switch lookup(writeKey) {
-            case .live(let analytics):
-                return analytics
-            case .draining:
-                throw refuse(.draining, writeKey)
-            case .evicting(let eviction):
-                await eviction.value
-            case .absent(admitted: false):
-                throw refuse(.unknownKey, writeKey)
-            case .absent(admitted: nil):
-                guard case .resolver(let isCustomer) = policy.rule else { throw refuse(.unknownKey, writeKey) }
-                let admitted = await isCustomer(writeKey)
-                state.withLock { $0.answers.remember(admitted, for: writeKey, now: .now) }
-                if !admitted { throw refuse(.unknownKey, writeKey) }
-            case .absent(admitted: true):
-                if let made = make(writeKey) { return made }
-            }
-        }
+        try await admit(writeKey, usedAt: nil)
     }
 
     /// `analytics` for a request acting for `identity`: the tenant's instance, or — when
@@ -113,25 +105,15 @@ public final class AnalyticsTenants: Sendable {
     /// Events dropped because their request's tenant was refused.
     public var droppedEvents: Int { refusals.snapshot.droppedEvents }
 
-    /// Makes the known tenants' instances, and delivers what allow-listed tenants' disk logs
-    /// kept from the last run (a few tenants at a time; those not known are shut down again
-    /// once delivered, unless a request came for them meanwhile).
-    public func start() async {
-        for writeKey in known { _ = try? await instance(for: writeKey) }
-        let waiting = policy.listed.subtracting(known).filter { writeKey in
-            options(writeKey).storageDirectory.map { DirectorySize.bytes(in: $0) > 0 } ?? false
-        }
-        await withTaskGroup(of: Void.self) { group in
-            for (index, writeKey) in waiting.sorted().enumerated() {
-                if index >= 4 { await group.next() }
-                group.addTask {
-                    let began = ContinuousClock.now
-                    guard (try? await self.instance(for: writeKey)) != nil else { return }
-                    await self.evict(writeKey, ifUnusedSince: began)?.value
-                }
-            }
-        }
-    }
+    /// Bytes the tenants' storage directories held when last measured: the live tenants'
+    /// (measured when a tenant is admitted: every time once they reach half the budget, every
+    /// 100 ms at most below it), the evicted tenants' (when their eviction
+    /// ended) and the logs found at ``start()``. What the disk budget counts.
+    public var diskBytes: Int { state.withLock { $0.disk.total } }
+
+    /// Tenants admitted with their queue in memory only because the measured disk use had
+    /// reached ``TenantLimits/diskBudgetBytes``.
+    public var memoryOnlyAdmissions: Int { state.withLock { $0.disk.memoryOnlyAdmissions } }
 
     /// Calls ``evictIdle()`` every quarter of ``TenantLimits/idleSeconds`` (once a minute at
     /// most, once a second at least) until the task is cancelled.
@@ -189,88 +171,179 @@ public final class AnalyticsTenants: Sendable {
 
     // MARK: - Admission and eviction
 
-    private func lookup(_ writeKey: String) -> Lookup {
-        let now = ContinuousClock.now
-        return state.withLock { state -> Lookup in
-            if state.draining { return .draining }
-            if state.live[writeKey] != nil {
-                state.live[writeKey]?.lastUsed = now
-                return .live(state.live[writeKey]!.analytics)
-            }
-            if let eviction = state.evicting[writeKey] { return .evicting(eviction) }
-            switch policy.rule {
-            case .allowList(let keys): return .absent(admitted: keys.contains(writeKey))
-            case .resolver: return .absent(admitted: state.answers.answer(for: writeKey, now: now))
+    /// The live instance for `writeKey`, made if admitted. A request (`usedAt` nil) counts as
+    /// a use; ``start()`` passes the instant it began, so its own use never keeps a tenant live.
+    func admit(_ writeKey: String, usedAt: ContinuousClock.Instant?) async throws(TenantRefusal) -> Analytics {
+        guard isWellFormed(writeKey) else { throw refuse(.malformedKey, writeKey) }
+        while true {
+            switch lookup(writeKey, byRequest: usedAt == nil) {
+            case .live(let analytics):
+                return analytics
+            case .draining:
+                throw refuse(.draining, writeKey)
+            case .refused(let refusal):
+                throw refuse(refusal, writeKey)
+            case .evicting(let eviction):
+                await eviction.value
+            case .resolving(let resolution):
+                switch await resolution.answer() {
+                case nil: throw refuse(.resolverTimeout, writeKey)
+                case false?: throw refuse(.unknownKey, writeKey)
+                case true?: if let made = await makeOnce(writeKey, usedAt: usedAt) { return made }
+                }
+            case .admitted:
+                if let made = await makeOnce(writeKey, usedAt: usedAt) { return made }
             }
         }
     }
 
-    /// Makes and admits `writeKey`'s instance (outside the lock: the options closure and the
-    /// SDK's start may take their time), evicting the least recently used one past the cap.
-    /// `nil` when the key's state changed meanwhile: look it up again.
-    private func make(_ writeKey: String) -> (Analytics)? {
+    private func lookup(_ writeKey: String, byRequest: Bool) -> Lookup {
+        let now = ContinuousClock.now
+        return state.withLock { state -> Lookup in
+            if state.draining { return .draining }
+            if let live = state.live[writeKey] {
+                if byRequest {
+                    state.live[writeKey]?.lastUsed = now
+                    state.live[writeKey]?.requested = true
+                }
+                return .live(live.analytics)
+            }
+            if let eviction = state.evicting[writeKey] { return .evicting(eviction) }
+            switch policy.rule {
+            case .allowList(let keys):
+                return keys.contains(writeKey) ? .admitted : .refused(.unknownKey)
+            case .resolver(let isCustomer):
+                if let admitted = state.answers.answer(for: writeKey, now: now) { return admitted ? .admitted : .refused(.unknownKey) }
+                if let resolution = state.resolving[writeKey] { return resolution.timedOut ? .refused(.resolverTimeout) : .resolving(resolution) }
+                guard state.resolving.count < Self.maxResolving else { return .refused(.resolverTimeout) }
+                // Starting a task and a timer under the lock: neither runs any code here.
+                let resolution = TenantResolution.start(writeKey, timeout: limits.resolverTimeoutSeconds, isCustomer: isCustomer) { [weak self] admitted in
+                    self?.state.withLock { state in
+                        state.answers.remember(admitted, for: writeKey, now: .now)
+                        state.resolving[writeKey] = nil
+                    }
+                }
+                state.resolving[writeKey] = resolution
+                return .resolving(resolution)
+            }
+        }
+    }
+
+    /// Makes `writeKey`'s instance unless another caller is making it; then waits for that and
+    /// returns `nil` (look the key up again).
+    private func makeOnce(_ writeKey: String, usedAt: ContinuousClock.Instant?) async -> Analytics? {
+        let (admission, mine) = state.withLock { state -> (TenantAdmission, Bool) in
+            if let making = state.making[writeKey] { return (making, false) }
+            let admission = TenantAdmission()
+            state.making[writeKey] = admission
+            return (admission, true)
+        }
+        guard mine else {
+            await admission.wait()
+            return nil
+        }
+        defer {
+            state.withLock { _ = $0.making.removeValue(forKey: writeKey) }
+            admission.finish()
+        }
+        return make(writeKey, usedAt: usedAt)
+    }
+
+    /// Makes and admits `writeKey`'s instance (outside the lock: the options closure, the
+    /// measuring and the SDK's start may take their time), evicting the least recently used
+    /// one past the cap. `nil` when the key's state changed meanwhile: look it up again.
+    private func make(_ writeKey: String, usedAt: ContinuousClock.Instant?) -> Analytics? {
         var options = options(writeKey)
-        let disk = state.withLock { state -> Int in
-            let used = state.live.values.reduce(0) { $0 + $1.diskBytes } + state.reserved.values.reduce(0, +)
-                + state.residues.filter { $0.key != writeKey }.values.reduce(0, +)
-            let share = min(max(0, options.maxDiskBytes), limits.diskShare, max(0, limits.diskBudgetBytes - used))
-            state.reserved[writeKey] = share
-            return share
+        let directory = options.storageDirectory
+        measure(newcomer: writeKey, directory: directory)
+        let (disk, newlySpent, total) = state.withLock { state in
+            let admitted = state.disk.admit(
+                writeKey, asked: options.maxDiskBytes, share: limits.diskShare, budget: limits.diskBudgetBytes, smallest: Self.smallestLog)
+            return (admitted.bytes, admitted.newlySpent, state.disk.total)
+        }
+        if newlySpent {
+            logger?.warning(
+                "analytics: the tenants' disk budget is spent; tenants admitted until it frees up queue in memory only",
+                metadata: ["disk_bytes": .stringConvertible(total), "budget_bytes": .stringConvertible(limits.diskBudgetBytes)])
         }
         options.maxDiskBytes = disk
-        // Less than a useful log: the queue stays in memory, and a residue stays where it is.
+        // Less than a useful log: the queue stays in memory, and a log left on disk stays there.
         if disk < Self.smallestLog { options.maxDiskEvents = 0 }
         let made = MetaRouter.Analytics.instance(for: options)
+        if disk >= Self.smallestLog, let directory { TenantFiles.noteKey(writeKey, in: directory) }
         let now = ContinuousClock.now
-        return state.withLock { state -> (Analytics)? in
-            state.reserved[writeKey] = nil
+        return state.withLock { state -> Analytics? in
             if let live = state.live[writeKey] { return live.analytics }
             guard !state.draining, state.evicting[writeKey] == nil else {
-                if state.evicting[writeKey] == nil { state.evicting[writeKey] = retire(writeKey, made, diskBytes: disk) }
+                if state.evicting[writeKey] == nil { state.evicting[writeKey] = retire(writeKey, made, directory: directory) }
                 return nil
             }
-            state.live[writeKey] = Live(analytics: made, lastUsed: now, diskBytes: disk)
-            if disk >= Self.smallestLog { state.residues[writeKey] = nil }
+            state.live[writeKey] = Live(analytics: made, lastUsed: usedAt ?? now, requested: usedAt == nil, directory: directory)
             while state.live.count > max(1, limits.maxLiveTenants),
-                let oldest = state.live.filter({ $0.key != writeKey }).min(by: { $0.value.lastUsed < $1.value.lastUsed })
+                let oldest = state.live.filter({ $0.key != writeKey }).min(by: Self.evictedFirst)
             {
                 state.live[oldest.key] = nil
-                state.evicting[oldest.key] = retire(oldest.key, oldest.value.analytics, diskBytes: oldest.value.diskBytes)
-                state.residues[oldest.key] = oldest.value.diskBytes
+                state.evicting[oldest.key] = retire(oldest.key, oldest.value.analytics, directory: oldest.value.directory)
             }
             return made
         }
     }
 
+    /// Whether `first` goes before `second` past the cap: one no request asked for (only a
+    /// start, delivering its log), then the least recently used.
+    private static func evictedFirst(_ first: (key: String, value: Live), _ second: (key: String, value: Live)) -> Bool {
+        first.value.requested != second.value.requested ? !first.value.requested : first.value.lastUsed < second.value.lastUsed
+    }
+
+    /// Measures the newcomer's directory, and the live tenants' (outside the lock: it reads the
+    /// file system, some 50 µs a directory) — at every admission once the measured bytes reach
+    /// half the budget, and at most every 100 ms below it (so a churn of admissions on a
+    /// mostly empty disk does not walk 64 directories each time).
+    private func measure(newcomer writeKey: String, directory: URL?) {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [(String, URL)] in
+            let atRisk = state.disk.total >= max(0, limits.diskBudgetBytes) / 2
+            guard atRisk || state.disk.lastSweep.map({ now - $0 >= .milliseconds(100) }) ?? true else { return [] }
+            state.disk.lastSweep = now
+            return state.live.compactMap { key, live in live.directory.map { (key, $0) } }
+        }
+        let sizes = due.map { ($0.0, $0.1, DirectorySize.bytes(in: $0.1)) }
+        let own = directory.map { DirectorySize.bytes(in: $0) }
+        state.withLock { state in
+            for (key, url, bytes) in sizes where state.live[key] != nil { state.disk.record(bytes, for: key, path: url.standardizedFileURL.path) }
+            if let own, let directory, state.live[writeKey] == nil, state.evicting[writeKey] == nil {
+                state.disk.record(own, for: writeKey, path: directory.standardizedFileURL.path)
+            }
+        }
+    }
+
     /// Evicts `writeKey` unless a request used it after `since`; the eviction's task, if any.
     @discardableResult
-    private func evict(_ writeKey: String, ifUnusedSince since: ContinuousClock.Instant) -> Task<Void, Never>? {
+    func evict(_ writeKey: String, ifUnusedSince since: ContinuousClock.Instant) -> Task<Void, Never>? {
         state.withLock { state -> Task<Void, Never>? in
             guard let live = state.live[writeKey], live.lastUsed <= since, !state.draining else { return nil }
             state.live[writeKey] = nil
-            let eviction = retire(writeKey, live.analytics, diskBytes: live.diskBytes)
+            let eviction = retire(writeKey, live.analytics, directory: live.directory)
             state.evicting[writeKey] = eviction
-            state.residues[writeKey] = live.diskBytes
             return eviction
         }
     }
 
     /// Shuts `analytics` down (delivering what it can within ``TenantLimits/evictionTimeout``),
-    /// then records what its disk log still holds (counted as its whole share until then).
-    private func retire(_ writeKey: String, _ analytics: Analytics, diskBytes: Int) -> Task<Void, Never> {
+    /// then measures what its disk log still holds (counted as last measured until then).
+    private func retire(_ writeKey: String, _ analytics: Analytics, directory: URL?) -> Task<Void, Never> {
         let timeout = max(0, limits.evictionTimeout)
-        let directory = options(writeKey).storageDirectory
         return Task {
             _ = await analytics.shutdown(timeout: timeout)
-            let left = diskBytes < Self.smallestLog ? 0 : directory.map { min(DirectorySize.bytes(in: $0), diskBytes) } ?? diskBytes
+            let left = directory.map { DirectorySize.bytes(in: $0) }
             state.withLock { state in
                 state.evicting[writeKey] = nil
-                state.residues[writeKey] = left > 0 ? left : nil
+                if let left, let directory { state.disk.record(left, for: writeKey, path: directory.standardizedFileURL.path) }
             }
         }
     }
 
-    private func isWellFormed(_ writeKey: String) -> Bool {
+    func isWellFormed(_ writeKey: String) -> Bool {
         !writeKey.isEmpty && writeKey.utf8.count <= limits.maxKeyBytes
             && writeKey.unicodeScalars.allSatisfy { !CharacterSet.controlCharacters.contains($0) }
     }
@@ -282,4 +355,7 @@ public final class AnalyticsTenants: Sendable {
 
     /// A disk log smaller than this (64 KiB) is not worth opening.
     static let smallestLog = 64 * 1024
+    /// Resolver calls in flight at most (one per key): a flood of new keys waits on no more
+    /// threads than this; a key beyond them is refused (``TenantRefusal/resolverTimeout``).
+    static let maxResolving = 64
 }

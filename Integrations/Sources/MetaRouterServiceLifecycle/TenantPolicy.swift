@@ -19,7 +19,10 @@ public struct TenantPolicy: Sendable {
     /// Admits a key when `isCustomer(key)` says so — a lookup in the app's own customer
     /// records, say. Each answer is remembered (``TenantLimits/rememberedAnswers`` of them; a
     /// "no" for ``TenantLimits/refusalMemorySeconds``), so a busy tenant is asked about once and
-    /// a stranger repeating one key costs one lookup a minute.
+    /// a stranger repeating one key costs one lookup a minute. Concurrent requests for one key
+    /// share one call; the call runs on a thread of its own, never a request's, and a key whose
+    /// answer takes longer than ``TenantLimits/resolverTimeoutSeconds`` is refused
+    /// (``TenantRefusal/resolverTimeout``) until the call returns.
     public static func resolver(_ isCustomer: @escaping @Sendable (_ writeKey: String) async -> Bool) -> TenantPolicy {
         TenantPolicy(rule: .resolver(isCustomer))
     }
@@ -39,10 +42,12 @@ public struct TenantLimits: Sendable {
     /// Seconds without a request after which a tenant's instance is shut down (300 by default);
     /// its disk log is kept and delivered when it returns or at the next start.
     public var idleSeconds: TimeInterval = 300
-    /// Bytes of disk log the whole process may hold for its tenants (1 GiB by default), shared
-    /// by the live instances (each gets at most `diskBudgetBytes / maxLiveTenants`) and what
-    /// evicted tenants left undelivered. A tenant admitted when the budget is spent queues in
-    /// memory only.
+    /// Bytes of disk log the whole process may hold for its tenants (1 GiB by default),
+    /// counted by measuring the tenants' storage directories: the live instances' logs, what
+    /// evicted tenants left undelivered and the logs found under the storage root at start.
+    /// A tenant admitted while the measured bytes are below it gets a disk log of at most
+    /// `diskBudgetBytes / maxLiveTenants` (no more than the room left); one admitted when they
+    /// are not queues in memory only, and ``AnalyticsTenants/memoryOnlyAdmissions`` counts it.
     public var diskBudgetBytes = 1 << 30
     /// Seconds an evicted instance may take to deliver its queue before it stops (5 by default);
     /// what is left stays in its disk log. An instance still delivering past this time keeps
@@ -55,6 +60,10 @@ public struct TenantLimits: Sendable {
     public var rememberedAnswers = 10_000
     /// Seconds a resolver's "no" is remembered (60 by default).
     public var refusalMemorySeconds: TimeInterval = 60
+    /// Seconds a request waits for a resolver's answer about a new key (3 by default); past
+    /// them the key is refused (``TenantRefusal/resolverTimeout``), and so is every request for
+    /// it until the call returns.
+    public var resolverTimeoutSeconds: TimeInterval = 3
 
     /// The defaults.
     public init() {}
@@ -72,13 +81,18 @@ public enum TenantRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedKey
     /// The tenants are draining for shutdown.
     case draining
+    /// The resolver did not answer about the key within ``TenantLimits/resolverTimeoutSeconds``
+    /// (or is still busy with it, or with as many new keys as it may be asked about at once).
+    case resolverTimeout
 
-    /// The reason as a metrics dimension: `unknown_key`, `malformed_key`, `draining`.
+    /// The reason as a metrics dimension: `unknown_key`, `malformed_key`, `draining`,
+    /// `resolver_timeout`.
     public var description: String {
         switch self {
         case .unknownKey: "unknown_key"
         case .malformedKey: "malformed_key"
         case .draining: "draining"
+        case .resolverTimeout: "resolver_timeout"
         }
     }
 }

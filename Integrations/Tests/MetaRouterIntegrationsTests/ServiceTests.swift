@@ -58,6 +58,10 @@ import Testing
         #expect(depth.lastValue == 0)
         #expect(try metrics.expectCounter("metarouter_tenant_refused_total", [("reason", "draining")]).totalValue == 2)
         #expect(try metrics.expectCounter("metarouter_tenant_events_dropped_total").totalValue == 1)
+        // The disk budget's figures: bytes measured, and no tenant admitted without a log.
+        await collector.collect()
+        #expect(try metrics.expectGauge("metarouter_tenants_disk_bytes").lastValue == Double(tenants.diskBytes))
+        #expect(try metrics.expectCounter("metarouter_tenants_memory_only_total").totalValue == 0)
         await server.stop()
     }
 }

@@ -183,11 +183,13 @@ import Testing
             for index in 0..<3_000 { analytics.track("Filler \(index)", properties: ["padding": padding], options: EventOptions(userId: "user")) }
             _ = await analytics.getDebugInfo()
         }
-        // A and B hold their shares (1 MiB each); C, admitted in A's place, finds the budget
-        // spent by what A left undelivered and B holds: its queue stays in memory.
+        // A and B hold their shares (1 MiB each, measured); C, admitted in A's place, finds the
+        // budget spent by what A's log and B's hold: its queue stays in memory, and says so.
         let third = try await tenants.instance(for: "disk-tenant-c")
         let info = await third.getDebugInfo()
         #expect(info.queueOnDisk == false, "\(info)")
+        #expect(tenants.memoryOnlyAdmissions == 1)
+        #expect(tenants.diskBytes >= 2 << 20 - 128 << 10, "\(tenants.diskBytes) bytes measured")
         await tenants.drain(timeout: 1)
         let onDisk = Self.bytes(under: directory.url)
         #expect(onDisk <= (2 << 20) + (256 << 10), "\(onDisk) bytes on disk for a 2 MiB budget")

@@ -11,7 +11,14 @@ import Synchronization
 final class TestServer: Sendable {
     private let task = Mutex<Task<Void, any Error>?>(nil)
     private let received = Mutex<[JSON]>([])
+    private let failure = Mutex<Int?>(nil)
     let port: Int
+
+    /// The status the ingestion endpoint answers with instead of accepting (`nil`: it accepts).
+    var failingWith: Int? {
+        get { failure.withLock { $0 } }
+        set { failure.withLock { $0 = newValue } }
+    }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -31,6 +38,7 @@ final class TestServer: Sendable {
             var request = request
             let body = try await request.collectBody(upTo: 50_000_000)
             let batch = (try? JSONDecoder().decode(JSON.self, from: Data(body.readableBytesView)))?["batch"]?.arrayValue ?? []
+            if let code = holder.withLock({ $0 })?.failingWith { return Response(status: .init(code: code)) }
             holder.withLock { $0 }?.received.withLock { $0 += batch }
             return Response(status: .ok)
         }
