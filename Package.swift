@@ -88,7 +88,7 @@ let package = Package(
         .plugin(name: "MetaRouterEvents", capability: .buildTool(), dependencies: ["metarouter-events-gen"], path: "BuildPlugins/MetaRouterEvents"),
         .executableTarget(
             name: "MetaRouterCrashChild",
-            dependencies: ["MetaRouter"],
+            dependencies: ["MetaRouter", "MetaRouterTesting"],
             path: "Tests/CrashChild"
         ),
         .testTarget(

@@ -16,7 +16,7 @@ import MetaRouter
 //       handling: each queues <count> events without sending them (the second numbers its
 //       events from 1000), prints "ready <count>", and waits for a signal.
 //   crash, report, off: see CrashModes.swift; filelimit: see FileLimitMode.swift; fork: see
-//   ForkMode.swift; forkmain: see MainActorForkMode.swift; fdlimit: see DescriptorLimitMode.swift; tenants: see TenantsMode.swift.
+//   ForkMode.swift; forkmain: see MainActorForkMode.swift; backlog, recover: see BacklogMode.swift; chaos, chaosdrain: see ChaosMode.swift; fdlimit: see DescriptorLimitMode.swift; tenants: see TenantsMode.swift.
 
 struct StandardErrorSink: LogSink {
     func log(level: LogLevel, message: String) {
@@ -25,6 +25,11 @@ struct StandardErrorSink: LogSink {
 }
 
 func makeInstance(directory: String, host: String, serving: Bool = false, writeKey: String = "crash-test-key") -> MetaRouterClient {
+    MetaRouter.Analytics.concreteInstance(for: makeOptions(directory: directory, host: host, serving: serving, writeKey: writeKey))
+}
+
+/// The options ``makeInstance(directory:host:serving:writeKey:)`` makes its instance with.
+func makeOptions(directory: String, host: String, serving: Bool = false, writeKey: String = "crash-test-key") -> InitOptions {
     var options = InitOptions(writeKey: writeKey, ingestionHost: host, flushIntervalSeconds: serving ? 3600 : 1)
     if serving {
         options.terminateOnSignals = [SIGTERM]
@@ -36,7 +41,7 @@ func makeInstance(directory: String, host: String, serving: Bool = false, writeK
     options.requestTimeoutSeconds = 2
     // Above what a round can track before its kill, so no event is evicted by the queue cap.
     options.maxDiskEvents = 200_000
-    return MetaRouter.Analytics.concreteInstance(for: options)
+    return options
 }
 
 func say(_ line: String) {
@@ -76,6 +81,24 @@ if arguments[1] == "fdlimit" {
 }
 if arguments[1] == "fork" {
     await runForkMode(directory: arguments[2], host: arguments[3], from: arguments.count > 4 ? arguments[4] : "main")
+    exit(0)
+}
+if arguments[1] == "chaos" {
+    let seed = UInt64(arguments.count > 4 ? arguments[4] : "") ?? 1
+    await runChaosMode(directory: arguments[2], host: arguments[3], seed: seed, first: Int(arguments.count > 5 ? arguments[5] : "") ?? 0)
+    exit(0)
+}
+if arguments[1] == "chaosdrain" {
+    await runChaosDrainMode(directory: arguments[2], host: arguments[3])
+    exit(0)
+}
+if arguments[1] == "backlog" || arguments[1] == "recover" {
+    let count = Int(arguments.count > 4 ? arguments[4] : "") ?? 200_000
+    if arguments[1] == "backlog" {
+        await runBacklogMode(directory: arguments[2], host: arguments[3], count: count)
+    } else {
+        await runRecoverMode(directory: arguments[2], host: arguments[3], count: count)
+    }
     exit(0)
 }
 if arguments[1] == "report" {

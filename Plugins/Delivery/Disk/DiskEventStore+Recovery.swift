@@ -57,33 +57,42 @@ extension DiskEventStore {
                 }
             }
         }
-        let ordered = found.ordered()
+        var ordered = found.ordered()
         deviceTime = DeviceTime.resume(
             previous, boot: (clock as? any BootSessionClock)?.bootSession, wall: clock.now(), uptime: clock.uptime())
         let maxAgeMillis = options.maxAge.isFinite ? Int64(max(0, min(options.maxAge, 1e12)) * 1000) : Int64.max / 2
         let oldest = deviceTime.millis(atUptime: clock.uptime()).subtractingReportingOverflow(maxAgeMillis).partialValue
+        // Two passes over the records found, and no copy of them: what age keeps, then what the
+        // caps keep of that (the oldest go), straight into the index.
         var dropped: [UInt64] = []
-        var kept: [Entry] = []
-        kept.reserveCapacity(ordered.count)
+        var keptCount = 0
+        var bytes = 0
         for item in ordered {
-            if item.millis >= oldest { kept.append(item.entry) } else { dropped.append(item.entry.sequence) }
+            if item.millis >= oldest {
+                keptCount += 1
+                bytes += Int(item.entry.length)
+            } else {
+                dropped.append(item.entry.sequence)
+            }
         }
         report.expired = dropped.count
-        var bytes = kept.reduce(0) { $0 + Int($1.length) }
         var dropFront = 0
-        while kept.count - dropFront > options.maxEvents || bytes > options.recordBudget, dropFront < kept.count {
-            bytes -= Int(kept[dropFront].length)
-            dropped.append(kept[dropFront].sequence)
-            dropFront += 1
-        }
-        report.overCap = dropFront
-        kept.removeFirst(dropFront)
-        report.recovered = kept.count
-
         files.adopt(readable)
         try startSegment()
-        entries = EntryIndex(kept)
-        for entry in kept { liveBySegment[entry.segment, default: 0] += 1 }
+        entries = EntryIndex()
+        for item in ordered where item.millis >= oldest {
+            if keptCount - dropFront > options.maxEvents || bytes > options.recordBudget {
+                bytes -= Int(item.entry.length)
+                dropped.append(item.entry.sequence)
+                dropFront += 1
+                continue
+            }
+            entries.append(item.entry)
+            liveBySegment[item.entry.segment, default: 0] += 1
+        }
+        ordered = []
+        report.overCap = dropFront
+        report.recovered = keptCount - dropFront
         recordBytes = bytes
         firstUncommittedSequence = nextSequence
         if !dropped.isEmpty { buffer += LogRecord.removed(LogRecord.ranges(dropped)).encoded() }
@@ -93,6 +102,7 @@ extension DiskEventStore {
         files.sync()
         deleteDeadSegments()
         recovery = report
+        MemoryRelease.returnFreedMemory()
     }
 
     /// The batch that was in flight when the log was last closed becomes the pending batch

@@ -1,0 +1,98 @@
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+/// Random interleavings, seeded, of what a deployment goes through: three tenants tracking in
+/// bursts, tenants shut down and made again (evicted), `shared` used before `initialize(with:)`
+/// binds it, the host answering, failing (500), dropping connections or failing a share of
+/// requests, and the process killed with SIGKILL and restarted on the same storage. At the end
+/// the host answers and a last process delivers what is left. Invariants: every event that was
+/// through the pipeline before a kill is delivered; an event delivered twice went both times
+/// under one `Idempotency-Key`; every instance made had its queue on disk; nothing is left.
+///
+/// About 60 s by default (`.ci/run` runs it with the suite); `METAROUTER_CHAOS_SECONDS` runs
+/// it longer and `METAROUTER_CHAOS_SEED` replays a seed, which every failure prints. Seeds
+/// that ever failed are kept in ``fixedSeeds`` and run first.
+@Suite(.serialized) struct ChaosTests {
+    static let fixedSeeds: [UInt64] = []
+
+    /// Runs the child until `killAfter` seconds pass, kills it (SIGKILL), returns its lines.
+    private func runKilled(_ arguments: [String], killAfter: TimeInterval) async throws -> [String] {
+        let process = Process()
+        process.executableURL = CrashChildLocator.url
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reader = output.fileHandleForReading
+        return try await offThePool {
+            // The kill's moment is the random part of the walk, not an ordering.
+            Thread.sleep(forTimeInterval: killAfter)
+            kill(process.processIdentifier, SIGKILL)
+            let data = reader.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+    }
+
+    private func walk(seed: UInt64, seconds: TimeInterval) async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var random = SeededRandom(seed: seed)
+        var durable = Set<Int>()
+        var withoutDisk: [String] = []
+        let end = Date().addingTimeInterval(seconds)
+        var run = 0
+        while Date() < end {
+            switch random.next(4) {
+            case 0: try await collector.script()
+            case 1: try await collector.script(fallback: ScriptedResponse(status: 500))
+            case 2: try await collector.script(fallback: ScriptedResponse(drop: true))
+            default: try await collector.script(failRate: 0.3, failStatus: 500, seed: random.next(1_000))
+            }
+            let lines = try await runKilled(
+                ["chaos", directory.url.path, collector.baseURL.absoluteString, String(seed &+ UInt64(run)), String(run * 1_000_000)],
+                killAfter: 0.3 + Double(random.next(30)) / 10)
+            for line in lines {
+                let parts = line.split(separator: " ")
+                if parts.first == "durable", parts.count == 3, let first = Int(parts[1]), let last = Int(parts[2]), first <= last {
+                    durable.formUnion(first...last)
+                }
+                if parts.first == "disk", parts.last != "true" { withoutDisk.append(line) }
+            }
+            run += 1
+        }
+        try await collector.script()
+        let drained = try await runChildProcess(["chaosdrain", directory.url.path, collector.baseURL.absoluteString]).lines
+        let requests = try await collector.requests().filter { (200..<300).contains($0.status) && !$0.dropped }
+        var keys: [String: Set<String>] = [:]
+        var delivered = Set<Int>()
+        for request in requests {
+            for event in request.events {
+                if let number = event.number { delivered.insert(number) }
+                keys[event["messageId"]?.stringValue ?? "", default: []].insert(request.headers["idempotency-key"] ?? "")
+            }
+        }
+        let missing = durable.subtracting(delivered).sorted()
+        print("chaos: seed \(seed): \(run) runs killed, \(durable.count) durable events, \(delivered.count) delivered, \(requests.count) batches accepted")
+        let rekeyed = keys.filter { $0.value.count > 1 }
+        #expect(durable.count > 100, "seed \(seed): too few events to test anything (\(run) runs)")
+        #expect(missing.isEmpty, "seed \(seed): \(missing.count) of \(durable.count) durable events never arrived, e.g. \(missing.prefix(5))")
+        #expect(rekeyed.isEmpty, "seed \(seed): \(rekeyed.count) events delivered under two keys, e.g. \(rekeyed.first.map { "\($0)" } ?? "")")
+        #expect(withoutDisk.isEmpty, "seed \(seed): instances without a disk log: \(withoutDisk.prefix(3))")
+        #expect(drained.filter { $0.hasPrefix("left ") } == (0..<3).map { "left chaos-\($0) 0" }, "seed \(seed): \(drained)")
+    }
+
+    @Test func everyDurableEventIsDeliveredThroughRandomInterleavings() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let seconds = environment["METAROUTER_CHAOS_SECONDS"].flatMap(Double.init) ?? 60
+        for seed in Self.fixedSeeds { try await walk(seed: seed, seconds: 10) }
+        let seed = environment["METAROUTER_CHAOS_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970 * 1000)
+        print("chaos: seed \(seed), \(seconds) s (METAROUTER_CHAOS_SEED=\(seed) replays it)")
+        try await walk(seed: seed, seconds: seconds)
+    }
+}
