@@ -26,10 +26,9 @@ package final class EntitlementsPlugin: Plugin {
     private var etag: String?
     private var nextFetch: UInt64 = 0
     private var appliedFetch: UInt64 = 0
-    /// Bumped by every identity change applied: the fetches started since belong to it.
-    private var generation: UInt64 = 0
-    /// The fetch whose answer is awaited for the current ``generation``, if one is in flight.
-    /// Fetches of earlier generations may still be in flight too; they never hold up this one.
+    /// The fetch of the current generation — the identity since the last change applied —
+    /// whose answer is awaited, if one is in flight; every change clears it. Fetches of earlier
+    /// generations may still be in flight too; they never hold up this one.
     private var currentFetch: UInt64?
     /// Refreshes asked for while the current generation's fetch was in flight, and their callers.
     private var refetchWanted = false
@@ -88,7 +87,7 @@ package final class EntitlementsPlugin: Plugin {
     package func userDidChange(_ timeline: Timeline) {
         let current = identity(timeline).userId
         let superseded = cache.endUserChange(userId: current)
-        generation += 1
+        // A new generation: nothing in flight is the current one's fetch.
         currentFetch = nil
         refetchWanted = false
         etag = nil
@@ -130,7 +129,7 @@ package final class EntitlementsPlugin: Plugin {
         currentFetch = fetch
         let source = source
         let answered: @Sendable (Result<Set<String>, EntitlementError>) -> Void = { result in for reply in replies { reply(result) } }
-        // One task per fetch (a few an hour, and one at a time), never per event.
+        // One task per fetch (a few an hour, one at a time per generation), never per event.
         Task { [weak analytics] in
             let answer: Result<EntitlementAnswer, EntitlementError>
             do {
