@@ -209,8 +209,9 @@ import Testing
             let outcome = try await Self.stormThenSwitch(collector, round: round, hold: hold)
             print("entitlement storm \(round)/\(rounds): \(outcome)")
             #expect(outcome.wrongReads == 0, "round \(round): \(outcome.wrongReads) reads served bob's set after identify(ann)")
-            // Bob's switch is applied after the storm's 16,000 queued identify calls: seconds here.
-            #expect(outcome.bob.served <= 5, "round \(round): \(outcome)")
+            // Bob's switch is applied after the storm's 16,000 queued identify calls: 0.5–1.7 s
+            // here, 4–5 s under ThreadSanitizer, 12–30 s when every switch read a file.
+            #expect(outcome.bob.served <= 10, "round \(round): \(outcome)")
             #expect(outcome.ann.served <= 2, "round \(round): \(outcome)")
         }
         #expect(hogs.work > 0)
