@@ -44,12 +44,16 @@ package final class EntitlementCache: Sendable {
     }
 
     /// An identity change was applied on the executor: the cache now belongs to `userId`, with
-    /// no set.
-    package func endUserChange(userId: String?) {
+    /// no set. Returns whether another change was called meanwhile and is still to be applied:
+    /// until it is, every read answers `nil` whatever the cache holds, so nothing need be loaded
+    /// or fetched for `userId`.
+    @discardableResult
+    package func endUserChange(userId: String?) -> Bool {
         state.withLock { state in
             state.pendingChanges = max(0, state.pendingChanges - 1)
             state.userId = userId
             state.entitlements = nil
+            return state.pendingChanges > 0
         }
     }
 

@@ -4,11 +4,13 @@ import Foundation
 /// asks the ingestion host over HTTP (`Docs/Entitlements.md` gives the wire format); supply
 /// your own to ask your backend.
 ///
-/// The SDK calls a source off its executor, one refresh at a time per trigger; an
-/// implementation may take as long as it needs (bound it with a timeout of its own). What it
-/// throws decides what happens to the set the SDK holds: ``EntitlementError/unauthorized``
-/// clears it, ``EntitlementError/rejected(status:)`` drops a purchase for good, and anything
-/// else is an outage: the last known good set stays, and a purchase stays queued.
+/// The SDK calls a source off its executor, one refresh at a time for the user in force; a
+/// call for a previous user may still be running when the next user's starts (the SDK never
+/// waits for it, and applies its answer only to that user). An implementation may take as long
+/// as it needs (bound it with a timeout of its own). What it throws decides what happens to the
+/// set the SDK holds: ``EntitlementError/unauthorized`` clears it,
+/// ``EntitlementError/rejected(status:)`` drops a purchase for good, and anything else is an
+/// outage: the last known good set stays, and a purchase stays queued.
 public protocol EntitlementSource: Sendable {
     /// The entitlements of `userId`. `etag` is the tag of the set the SDK holds for that user,
     /// when it holds one; answer ``EntitlementAnswer/unchanged`` when it still holds.

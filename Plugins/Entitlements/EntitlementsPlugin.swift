@@ -26,10 +26,11 @@ package final class EntitlementsPlugin: Plugin {
     private var etag: String?
     private var nextFetch: UInt64 = 0
     private var appliedFetch: UInt64 = 0
-    /// Whether a fetch is waiting for the source's answer. One at a time: a storm of identity
-    /// switches asks once for the user in force when the answer comes, not once per switch.
-    private var fetchInFlight = false
-    /// Refreshes asked for while a fetch was in flight, and their callers.
+    /// The fetch of the current generation — the identity since the last change applied —
+    /// whose answer is awaited, if one is in flight; every change clears it. Fetches of earlier
+    /// generations may still be in flight too; they never hold up this one.
+    private var currentFetch: UInt64?
+    /// Refreshes asked for while the current generation's fetch was in flight, and their callers.
     private var refetchWanted = false
     private var waitingReplies: [@Sendable (Result<Set<String>, EntitlementError>) -> Void] = []
     private var timer: (any ScheduledWork)?
@@ -74,11 +75,24 @@ package final class EntitlementsPlugin: Plugin {
 
     /// An identity change was applied (see ``EntitlementCache``): the cache now belongs to the
     /// identified user, starting from that user's stored set, and a refresh starts.
+    ///
+    /// The contract (issue #62, item 6): once identity settles, the fetch for the user in force
+    /// starts at once, whatever else is in flight. Every change starts a new generation, and a
+    /// fetch of an earlier generation — however long its answer takes — never holds up the
+    /// current one's. And a change applied while another is already called (the cache counts
+    /// them from the call) loads and fetches nothing: that user's set would never be served, as
+    /// every read answers `nil` until the next change is applied. Before, each of a storm's
+    /// switches read the user's stored set from disk and the one fetch in flight held up the
+    /// next, so under load the last user waited behind thousands of switches and answers.
     package func userDidChange(_ timeline: Timeline) {
         let current = identity(timeline).userId
-        cache.endUserChange(userId: current)
+        let superseded = cache.endUserChange(userId: current)
+        // A new generation: nothing in flight is the current one's fetch.
+        currentFetch = nil
+        refetchWanted = false
         etag = nil
         report(nil)
+        guard !superseded else { return }
         if let current, let stored = store.loadSet(for: current), cache.replace(stored.entitlements, userId: current) {
             etag = stored.etag
             report(stored.entitlements)
@@ -90,8 +104,9 @@ package final class EntitlementsPlugin: Plugin {
     // MARK: Refresh
 
     /// Asks the source for the identified user's set; `reply` (if any) gets the outcome. While
-    /// a fetch is in flight the request waits for it, and one fetch for the user then in force
-    /// follows as soon as its answer is in.
+    /// a fetch of the current generation is in flight the request waits for it, and one fetch
+    /// for the user then in force follows as soon as its answer is in; a fetch of an earlier
+    /// generation holds up nothing.
     package func refresh(reply: (@Sendable (Result<Set<String>, EntitlementError>) -> Void)?) {
         if let reply { waitingReplies.append(reply) }
         guard let userId = cache.userId, let analytics else {
@@ -101,20 +116,20 @@ package final class EntitlementsPlugin: Plugin {
             for reply in replies { reply(.failure(.notIdentified)) }
             return scheduleRefresh()
         }
-        guard !fetchInFlight else {
+        guard currentFetch == nil else {
             refetchWanted = true
             return
         }
         let replies = waitingReplies
         waitingReplies = []
         refetchWanted = false
-        fetchInFlight = true
         let tag = cache.entitlements == nil ? nil : etag
         nextFetch += 1
         let fetch = nextFetch
+        currentFetch = fetch
         let source = source
         let answered: @Sendable (Result<Set<String>, EntitlementError>) -> Void = { result in for reply in replies { reply(result) } }
-        // One task per fetch (a few an hour, and one at a time), never per event.
+        // One task per fetch (a few an hour, one at a time per generation), never per event.
         Task { [weak analytics] in
             let answer: Result<EntitlementAnswer, EntitlementError>
             do {
@@ -136,10 +151,15 @@ package final class EntitlementsPlugin: Plugin {
         _ answer: Result<EntitlementAnswer, EntitlementError>, userId: String, fetch: UInt64,
         reply: (@Sendable (Result<Set<String>, EntitlementError>) -> Void)?
     ) {
-        fetchInFlight = false
+        // Only the current generation's fetch ends the wait of what was asked meanwhile (a
+        // caller, a timer) and schedules the next tick; an earlier one's answer changes neither.
+        if currentFetch == fetch {
+            currentFetch = nil
+        }
         defer {
-            // What was asked meanwhile (an identity switch, a caller) is fetched now, once.
-            if refetchWanted || !waitingReplies.isEmpty { refresh(reply: nil) } else { scheduleRefresh() }
+            if currentFetch == nil {
+                if refetchWanted || !waitingReplies.isEmpty { refresh(reply: nil) } else { scheduleRefresh() }
+            }
         }
         guard cache.userId == userId else { return reply?(.failure(.userChanged)) ?? () }
         // An answer older than one applied (or than `forget()`) changes nothing.

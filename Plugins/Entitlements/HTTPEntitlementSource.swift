@@ -13,10 +13,22 @@ import MetaRouterDelivery
 package struct HTTPEntitlementSource: EntitlementSource {
     private let host: URL
     private let authorization: String
-    private let transport: any HTTPTransport
+    /// The transport of the next request.
+    private let transport: @Sendable () -> any HTTPTransport
     private let timeout: TimeInterval
 
+    /// A source whose requests all go through `transport`.
     package init(host: URL, writeKey: String, transport: any HTTPTransport, timeout: TimeInterval = 30) {
+        self.init(host: host, writeKey: writeKey, timeout: timeout) { transport }
+    }
+
+    /// A source whose every request goes through a transport `transport` makes for it. The
+    /// standard transport on Linux sends one request at a time: a fetch for a previous user whose
+    /// answer is slow in coming (up to the timeout) would hold up the fetch for the user in
+    /// force, which the plugin starts at once (``EntitlementsPlugin/userDidChange(_:)``). With a
+    /// transport of its own, it waits for nothing of the other's; the connections are still the
+    /// process's (``CurlConnectionPool``).
+    package init(host: URL, writeKey: String, timeout: TimeInterval = 30, transportForEachRequest transport: @escaping @Sendable () -> any HTTPTransport) {
         self.host = host
         authorization = "Basic " + Data("\(writeKey):".utf8).base64EncodedString()
         self.transport = transport
@@ -72,7 +84,7 @@ package struct HTTPEntitlementSource: EntitlementSource {
 
     private func send(_ request: TransportRequest) async throws -> TransportResponse {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransportResponse, any Error>, Never>) in
-            transport.send(request) { continuation.resume(returning: $0) }
+            transport().send(request) { continuation.resume(returning: $0) }
         }
         switch result {
         case .success(let response): return response

@@ -107,9 +107,7 @@ enum ClientFactory {
         #if Entitlements
         if let cache = ready.slots.entitlementCache, let settings = options.entitlements {
             // After identity (its userId is loaded when the plugin reads it), before delivery.
-            let source = settings.source ?? HTTPEntitlementSource(
-                host: host, writeKey: options.writeKey,
-                transport: options.transport ?? HTTPTransports.standard(timeout: 30, maxResponseBytes: EntitlementStore.maximumFileBytes))
+            let source = settings.source ?? entitlementSource(options, host: host)
             let plugin = EntitlementsPlugin(
                 source: source, refreshInterval: settings.refreshIntervalSeconds, cache: cache,
                 store: EntitlementStore(directory: directory.appendingPathComponent("entitlements", isDirectory: true))
@@ -130,6 +128,24 @@ enum ClientFactory {
         }
         return plugins
     }
+
+    #if Entitlements
+    /// The ingestion host's entitlement API, over the options' transport, or else over a
+    /// standard transport of its own per request on Linux, where one sends a request at a time
+    /// (so a slow answer for a previous user never holds up the fetch for the user in force),
+    /// and one for all of them elsewhere (URLSession sends them side by side).
+    static func entitlementSource(_ options: InitOptions, host: URL) -> HTTPEntitlementSource {
+        if let transport = options.transport { return HTTPEntitlementSource(host: host, writeKey: options.writeKey, transport: transport) }
+        let limit = EntitlementStore.maximumFileBytes
+        let shared = HTTPTransports.standard(timeout: 30, maxResponseBytes: limit)
+        #if os(Linux)
+        if shared is CurlTransport {
+            return HTTPEntitlementSource(host: host, writeKey: options.writeKey) { CurlTransport(maxResponseBytes: limit) ?? shared }
+        }
+        #endif
+        return HTTPEntitlementSource(host: host, writeKey: options.writeKey, transport: shared)
+    }
+    #endif
 
     static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
         // In this order, ahead of identity, context and every destination: the consent gate (a

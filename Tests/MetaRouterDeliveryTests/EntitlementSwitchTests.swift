@@ -128,4 +128,198 @@ import Testing
         #expect(asked < 1_000, "\(asked) fetches for 16,001 switches")
         await analytics.shutdown()
     }
+
+    /// Holds every fetch for `held` until ``release()``; answers the others at once with
+    /// `user:<id>`.
+    private struct HoldingSource: EntitlementSource {
+        let held: String
+        private let waiting = Locked<(released: Bool, fetches: [CheckedContinuation<Void, Never>])>((false, []))
+
+        init(held: String) { self.held = held }
+
+        func entitlements(for userId: String, etag: String?) async throws -> EntitlementAnswer {
+            if userId == held {
+                await withCheckedContinuation { continuation in
+                    let now = waiting.withLock { state -> Bool in
+                        if !state.released { state.fetches.append(continuation) }
+                        return state.released
+                    }
+                    if now { continuation.resume() }
+                }
+            }
+            return .entitlements(["user:\(userId)"], etag: nil)
+        }
+
+        func submitPurchase(transactionId: String, evidence: String, userId: String?, anonymousId: String?) async throws {}
+
+        func release() {
+            let fetches = waiting.withLock { state in
+                state.released = true
+                defer { state.fetches = [] }
+                return state.fetches
+            }
+            for fetch in fetches { fetch.resume() }
+        }
+    }
+
+    /// A fetch for a previous user whose answer does not come holds up nothing: the user in
+    /// force is fetched at once (before, the one fetch in flight held up the next for as long
+    /// as its answer took), and the late answer, when it comes, is dropped.
+    @Test func aFetchForAPreviousUserThatNeverAnswersDoesNotHoldUpTheUserInForce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let source = HoldingSource(held: "ann")
+        var options = InitOptions(writeKey: "held-\(UUID())", ingestionHost: "http://127.0.0.1:9", flushIntervalSeconds: 3600)
+        options.storageDirectory = directory.url
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = RecordingLogSink()
+        options.defaultPlugins.remove(.delivery)
+        options.entitlements = EntitlementOptions(source: source)
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        analytics.identify("ann")
+        await analytics.client.settle()
+        analytics.identify("bob")
+        await analytics.client.settle()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while analytics.entitlements() != ["user:bob"], ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 2_000_000) }
+        #expect(analytics.entitlements() == ["user:bob"])
+        source.release()
+        #expect(try await analytics.refreshEntitlements() == ["user:bob"])
+        #expect(analytics.entitlements() == ["user:bob"])
+        await analytics.shutdown()
+    }
+
+    /// Issue #62, item 6: 8 threads switch between ann (answers held back 0–8 ms) and bob 2,000
+    /// times each while 2 threads read, with two busy threads per core all along; then
+    /// `identify("bob")`, and `identify("ann")` `METAROUTER_ENTITLEMENT_STORM_HOLD` seconds later
+    /// (2, as in the issue). Each time the user gets a set the server never gave before, so only
+    /// a fetch made after the switch serves it: ann's is served within 2 s of the call, and no
+    /// read after `identify("ann")` returns serves bob's set. Before, the executor applied the
+    /// last switch 12–30 s after the call here (every switch of the storm read a stored set
+    /// from disk). `METAROUTER_ENTITLEMENT_STORM_RUNS` sets the rounds (20 when measuring).
+    @Test func withEveryCoreBusyTheLastUsersSetIsServedWithinTwoSecondsOfTheCall() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let rounds = environment["METAROUTER_ENTITLEMENT_STORM_RUNS"].flatMap(Int.init) ?? 2
+        let hold = environment["METAROUTER_ENTITLEMENT_STORM_HOLD"].flatMap(Double.init) ?? 2
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let hogs = CPUHogs()
+        defer { hogs.stop() }
+        for round in 1...max(1, rounds) {
+            let outcome = try await Self.stormThenSwitch(collector, round: round, hold: hold)
+            print("entitlement storm \(round)/\(rounds): \(outcome)")
+            #expect(outcome.wrongReads == 0, "round \(round): \(outcome.wrongReads) reads served bob's set after identify(ann)")
+            // Bob's switch is applied after the storm's 16,000 queued identify calls: 0.5–1.7 s
+            // here, 4–5 s under ThreadSanitizer, 12–30 s when every switch read a file.
+            #expect(outcome.bob.served <= 10, "round \(round): \(outcome)")
+            #expect(outcome.ann.served <= 2, "round \(round): \(outcome)")
+        }
+        #expect(hogs.work > 0)
+    }
+
+    /// A switch as timed from its call: to the executor applying it, and to the user's new set
+    /// being served (`.infinity`: not within 20 s); the GETs for the user the server saw since.
+    private struct SwitchTiming: CustomStringConvertible {
+        var applied: Double
+        var served: Double
+        var fetches: Int
+        var description: String {
+            String(format: "applied after %.3f s, served after %.3f s, %d GET(s)", applied, served, fetches)
+        }
+    }
+
+    private struct StormOutcome: CustomStringConvertible {
+        var bob: SwitchTiming
+        var ann: SwitchTiming
+        var wrongReads: Int
+        var description: String { "bob \(bob); ann \(ann); \(wrongReads) wrong reads" }
+    }
+
+    /// A switch called and not yet timed.
+    private struct Switch: Sendable {
+        let user: String
+        let set: Set<String>
+        let called: ContinuousClock.Instant
+        let applied: Locked<ContinuousClock.Instant?>
+        let fetchesBefore: Int
+    }
+
+    private static func stormThenSwitch(_ collector: Collector, round: Int, hold: Double) async throws -> StormOutcome {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var table = ["ann": ["pro"], "bob": ["basic"]]
+        try await collector.entitlements(table, delays: ["ann": 0.008])
+        var options = InitOptions(writeKey: "busy-\(UUID())", ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
+        options.storageDirectory = directory.url
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = RecordingLogSink()
+        options.defaultPlugins.remove(.delivery)
+        options.entitlements = EntitlementOptions()
+        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        // Every change of the set served wakes the waiter (off the pool), which reads it.
+        let reported = DispatchSemaphore(value: 0)
+        analytics.onEntitlementsChange { _ in reported.signal() }
+        func fetches(_ user: String) async throws -> Int {
+            try await collector.requests().filter { $0.path == "/v1/entitlements?userId=\(user)" }.count
+        }
+        /// Gives `user` a set never served before and switches to them.
+        func begin(_ user: String, then: @Sendable () -> Void = {}) async throws -> Switch {
+            let fresh = (table[user] ?? []) + ["round-\(round)"]
+            table[user] = fresh
+            try await collector.entitlements(table, delays: ["ann": 0.008])
+            let before = try await fetches(user)
+            let applied = Locked<ContinuousClock.Instant?>(nil)
+            let called = ContinuousClock.now
+            analytics.identify(user)
+            then()
+            analytics.client.perform { _ in
+                applied.withLock { $0 = .now }
+                reported.signal()
+            }
+            return Switch(user: user, set: Set(fresh), called: called, applied: applied, fetchesBefore: before)
+        }
+        /// Times a switch: served once the switch is applied (a storm's answers may serve the set
+        /// for a moment before; after, it stays) and a read gives the new set.
+        func time(_ change: Switch) async throws -> SwitchTiming {
+            let servedAt = try await offThePool { () -> ContinuousClock.Instant? in
+                let deadline = change.called + .seconds(20)
+                while ContinuousClock.now < deadline {
+                    if change.applied.current != nil, analytics.entitlements() == change.set { return .now }
+                    _ = reported.wait(timeout: .now() + 0.002)
+                }
+                return nil
+            }
+            func seconds(_ at: ContinuousClock.Instant?) -> Double { at.map { Double(($0 - change.called) / .microseconds(1)) / 1e6 } ?? .infinity }
+            return SwitchTiming(
+                applied: seconds(change.applied.current), served: seconds(servedAt), fetches: try await fetches(change.user) - change.fetchesBefore)
+        }
+        let phase = Locked("storm")
+        let wrong = Locked(0)
+        let reading = Locked(true)
+        async let readers: Void = offThePool {
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                while reading.current {
+                    let now = phase.current
+                    let read = analytics.entitlements()
+                    if now == "ann", read?.contains("basic") == true { wrong.withLock { $0 += 1 } }
+                }
+            }
+        }
+        try await offThePool {
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for round in 0..<2_000 { analytics.identify((thread + round).isMultiple(of: 2) ? "ann" : "bob") }
+            }
+        }
+        let toBob = try await begin("bob")
+        let bob = try await time(toBob)
+        // Identity stays on bob this long from the call, as in the issue: a scenario, not a wait
+        // for an order.
+        let left = max(0, hold - Double((ContinuousClock.now - toBob.called) / .milliseconds(1)) / 1000)
+        try await offThePool { Thread.sleep(forTimeInterval: left) }
+        let ann = try await time(try await begin("ann") { phase.withLock { $0 = "ann" } })
+        reading.withLock { $0 = false }
+        try await readers
+        await analytics.shutdown()
+        return StormOutcome(bob: bob, ann: ann, wrongReads: wrong.current)
+    }
 }

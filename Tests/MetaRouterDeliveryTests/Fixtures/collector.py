@@ -11,7 +11,8 @@ first line, records every request, and answers each one from a script:
   GET  /_control/requests {"requests": [{"path", "headers", "body", "status", "dropped"}]}
   POST /_control/clear    forget recorded requests and the script
   POST /_control/entitlements {"users": {"u1": ["pro"]}, "status": null, "purchase_status": null,
-                            "drop": false}   # the entitlement API's table and its faults
+                            "drop": false, "delays": {"u1": 0.008}}   # the entitlement API's
+                            # table, its faults, and per user the longest delay of an answer
 
 The entitlement API (Docs/Entitlements.md) answers from that table, and records its requests
 too: GET /v1/entitlements?userId=... gives {"entitlements": [...]} with an ETag (304 for a
@@ -32,7 +33,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
-ENTITLEMENTS = {"users": {}, "status": None, "purchase_status": None, "drop": False}
+ENTITLEMENTS = {"users": {}, "status": None, "purchase_status": None, "drop": False, "delays": {}}
 STATE = {"requests": [], "in_flight": 0, "responses": [], "default": {"status": 200}, "fail_rate": 0.0,
          "fail_status": 503, "random": random.Random(0)}
 
@@ -106,9 +107,12 @@ class Handler(BaseHTTPRequestHandler):
                     if evidence[6:] not in keys:
                         keys.append(evidence[6:])
             keys = sorted(ENTITLEMENTS["users"].get(user, [])) if user is not None else []
+            delay = STATE["random"].uniform(0, float(ENTITLEMENTS["delays"].get(user, 0))) if user is not None else 0
             STATE["requests"].append({"path": self.path, "method": self.command,
                                       "headers": {k.lower(): v for k, v in self.headers.items()},
                                       "body": parsed, "status": status or 200, "dropped": drop, "time": time.time()})
+        if delay:
+            time.sleep(delay)
         if drop:
             self.close_connection = True
             self.connection.close()
@@ -142,7 +146,8 @@ class Handler(BaseHTTPRequestHandler):
             table = json.loads(body or b"{}")
             with LOCK:
                 ENTITLEMENTS.update({"users": table.get("users", {}), "status": table.get("status"),
-                                     "purchase_status": table.get("purchase_status"), "drop": bool(table.get("drop"))})
+                                     "purchase_status": table.get("purchase_status"), "drop": bool(table.get("drop")),
+                                     "delays": table.get("delays") or {}})
             self.reply(200, b"{}")
             return
         if self.path == "/_control/script":

@@ -122,12 +122,15 @@ final class Collector: @unchecked Sendable {  // immutable after init; Process a
     }
 
     /// Sets the entitlement API's table (user → keys) and its faults: `status` answers every
-    /// entitlement request, `purchaseStatus` every purchase, `drop` closes the connection.
-    func entitlements(_ users: [String: [String]], status: Int? = nil, purchaseStatus: Int? = nil, drop: Bool = false) async throws {
+    /// entitlement request, `purchaseStatus` every purchase, `drop` closes the connection;
+    /// `delays` holds back each answer for a user by a random time up to that many seconds.
+    func entitlements(
+        _ users: [String: [String]], status: Int? = nil, purchaseStatus: Int? = nil, drop: Bool = false, delays: [String: Double] = [:]
+    ) async throws {
         let body: JSON = [
             "users": .object(users.mapValues { .array($0.map(JSON.string)) }),
             "status": status.map { .int(Int64($0)) } ?? .null, "purchase_status": purchaseStatus.map { .int(Int64($0)) } ?? .null,
-            "drop": .bool(drop),
+            "drop": .bool(drop), "delays": .object(delays.mapValues(JSON.double)),
         ]
         _ = try await call("POST", "/_control/entitlements", body: Data(JSONWriter.bytes(body)))
     }
