@@ -231,9 +231,10 @@ public final class AnalyticsClient: Sendable {
         perform { $0.apply { $0.flush() } }
     }
 
-    /// Logs the events refused at a full ingress that no line has counted yet.
+    /// Logs the events refused at a full ingress that no line has counted yet. Not in a fork
+    /// child: the ingress lock may have been held by a thread the child does not have.
     func reportUnreportedOverflow() {
-        guard let count = executor.takeUnreportedOverflow() else { return }
+        guard !ForkGuard.isChild, let count = executor.takeUnreportedOverflow() else { return }
         answer(.overflowed(report: count), type: .track)
     }
 
