@@ -17,26 +17,6 @@ import Testing
 @Suite(.serialized) struct ChaosTests {
     static let fixedSeeds: [UInt64] = []
 
-    /// Runs the child until `killAfter` seconds pass, kills it (SIGKILL), returns its lines.
-    private func runKilled(_ arguments: [String], killAfter: TimeInterval) async throws -> [String] {
-        let process = Process()
-        process.executableURL = CrashChildLocator.url
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let reader = output.fileHandleForReading
-        return try await offThePool {
-            // The kill's moment is the random part of the walk, not an ordering.
-            Thread.sleep(forTimeInterval: killAfter)
-            kill(process.processIdentifier, SIGKILL)
-            let data = reader.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-        }
-    }
-
     private func walk(seed: UInt64, seconds: TimeInterval) async throws {
         let collector = try await Collector.start()
         defer { collector.stop() }
@@ -54,9 +34,10 @@ import Testing
             case 2: try await collector.script(fallback: ScriptedResponse(drop: true))
             default: try await collector.script(failRate: 0.3, failStatus: 500, seed: random.next(1_000))
             }
-            let lines = try await runKilled(
+            // The kill's moment is the random part of the walk, not an ordering.
+            let lines = try await runChildTimed(
                 ["chaos", directory.url.path, collector.baseURL.absoluteString, String(seed &+ UInt64(run)), String(run * 1_000_000)],
-                killAfter: 0.3 + Double(random.next(30)) / 10)
+                killAfter: 0.3 + Double(random.next(30)) / 10).lines
             for line in lines {
                 let parts = line.split(separator: " ")
                 if parts.first == "durable", parts.count == 3, let first = Int(parts[1]), let last = Int(parts[2]), first <= last {

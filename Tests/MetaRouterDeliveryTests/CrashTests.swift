@@ -16,30 +16,6 @@ import Testing
         try await runChildTimed(arguments, killAfter: killAfter).lines
     }
 
-    /// The child starts on the calling thread; the waits (the kill's delay, its output, its
-    /// exit) run off the cooperative pool (``offThePool(_:)``).
-    private func runChildTimed(_ arguments: [String], killAfter: TimeInterval? = nil) async throws -> (lines: [String], killedAt: UInt64) {
-        let process = Process()
-        process.executableURL = Self.childURL
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let reader = output.fileHandleForReading
-        return try await offThePool {
-            var killedAt: UInt64 = 0
-            if let killAfter {
-                Thread.sleep(forTimeInterval: killAfter)
-                killedAt = DispatchTime.now().uptimeNanoseconds
-                kill(process.processIdentifier, SIGKILL)
-            }
-            let data = reader.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), killedAt)
-        }
-    }
-
     /// A producer at 2,000 events/s is killed at random moments, twelve times, while the host
     /// is down (503s, or answers that never come in time) or up with requests in flight.
     /// Nothing tracked 100 ms or more before a kill is lost, and every duplicate carries the

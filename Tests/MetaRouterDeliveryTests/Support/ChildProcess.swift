@@ -36,3 +36,29 @@ func runChildProcess(_ arguments: [String]) async throws -> ChildOutput {
             logs: String(decoding: logs.current, as: UTF8.self), status: process.terminationStatus)
     }
 }
+
+/// Runs the child process with `arguments`; once `killAfter` seconds pass, kills it (SIGKILL).
+/// Returns its standard output's lines once it exits, and the monotonic time of the kill. The
+/// child starts on the calling thread; the waits (the kill's delay, its output, its
+/// exit) run off the cooperative pool (``offThePool(_:)``).
+func runChildTimed(_ arguments: [String], killAfter: TimeInterval? = nil) async throws -> (lines: [String], killedAt: UInt64) {
+    let process = Process()
+    process.executableURL = CrashChildLocator.url
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let reader = output.fileHandleForReading
+    return try await offThePool {
+        var killedAt: UInt64 = 0
+        if let killAfter {
+            Thread.sleep(forTimeInterval: killAfter)
+            killedAt = DispatchTime.now().uptimeNanoseconds
+            kill(process.processIdentifier, SIGKILL)
+        }
+        let data = reader.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), killedAt)
+    }
+}
