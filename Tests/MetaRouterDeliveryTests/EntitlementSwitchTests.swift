@@ -197,7 +197,12 @@ import Testing
     /// read after `identify("ann")` returns serves bob's set. Before, the executor applied the
     /// last switch 12–30 s after the call here (every switch of the storm read a stored set
     /// from disk). `METAROUTER_ENTITLEMENT_STORM_RUNS` sets the rounds (20 when measuring).
-    @Test func withEveryCoreBusyTheLastUsersSetIsServedWithinTwoSecondsOfTheCall() async throws {
+    ///
+    /// It brings its own load (busy threads on every core), so it runs in a step of its own
+    /// (`METAROUTER_ENTITLEMENT_STORM=1`, `.ci/run`): beside the parallel suite, above all under
+    /// ThreadSanitizer, its hogs starve the other tests' deadlines.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["METAROUTER_ENTITLEMENT_STORM"] != nil))
+    func withEveryCoreBusyTheLastUsersSetIsServedWithinTwoSecondsOfTheCall() async throws {
         let environment = ProcessInfo.processInfo.environment
         let rounds = environment["METAROUTER_ENTITLEMENT_STORM_RUNS"].flatMap(Int.init) ?? 2
         let hold = environment["METAROUTER_ENTITLEMENT_STORM_HOLD"].flatMap(Double.init) ?? 2
