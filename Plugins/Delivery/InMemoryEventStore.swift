@@ -53,7 +53,8 @@ package final class InMemoryEventStore: EventStore {
         let needed = event.payload.count + (idInPayload == nil ? id.count : 0)
         guard needed < Int(UInt32.max) else { return [event] }
         var evicted: [QueuedEvent] = []
-        if count >= capacity + extraRoom {
+        // Saturating: a capacity of `Int.max` is valid.
+        if count >= (capacity > Int.max - extraRoom ? Int.max : capacity + extraRoom) {
             guard head < entries.count else { return [event] }
             evicted.append(queuedEvent(entries[head]))
             head += 1

@@ -85,6 +85,27 @@ import Testing
         }
     }
 
+    /// The largest caps the options accept (`Int.max` events and bytes), with room made for a
+    /// replayed backlog too, are arithmetic that saturates, not a trap.
+    @Test func capsAtIntMaxDoNotTrap() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DiskLogOptions(directory: directory.url)
+        options.maxBytes = .max
+        options.maxEvents = .max
+        let store = try DiskEventStore(options: options)
+        defer { store.close() }
+        store.makeRoom(forMore: 1_000)
+        for index in 0..<100 {
+            #expect(store.append(QueuedEvent(messageId: "m-\(index)", timestamp: Date(), payload: Array(#"{"n":\#(index)}"#.utf8))).isEmpty)
+        }
+        store.commit()
+        #expect(store.count == 100)
+        let memory = InMemoryEventStore(capacity: .max)
+        memory.makeRoom(forMore: 1_000)
+        #expect(memory.append(QueuedEvent(messageId: "m", timestamp: Date(), payload: Array(#"{"n":1}"#.utf8))).isEmpty)
+    }
+
     /// Through the client, at full speed for 60 s with the host down (connection refused, the
     /// breaker open): the events directory, measured from outside every 20 ms, never grows past
     /// `maxDiskBytes` plus one segment (a sixteenth of the cap). It

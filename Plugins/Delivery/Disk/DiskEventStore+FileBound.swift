@@ -9,7 +9,9 @@ extension DiskEventStore {
     /// commit adds), the oldest segment's queued events go whole, so that segment is deleted
     /// at the commit; a segment the pending batch keeps alive, or the active one, ends it.
     func evictionForFileBound(adding size: Int, evicted: Int) -> Int {
-        let bound = options.maxBytes + options.segmentBytes - options.commitBytes
+        // Saturating: a cap near `Int.max` is accepted and must not trap.
+        let (sum, overflow) = options.maxBytes.addingReportingOverflow(options.segmentBytes)
+        let bound = overflow ? Int.max : sum - options.commitBytes
         var projected = files.totalBytes + buffer.count + size
         guard projected > bound else { return 0 }
         var more = 0

@@ -126,7 +126,7 @@ extension DiskEventStore {
     /// after them — and the oldest segment is deleted. (Moving more than that left dead copies
     /// in the middle segments faster than it freed the oldest.)
     func movePendingOutOfOldestSegment() throws {
-        guard files.totalBytes > options.maxBytes + options.segmentBytes / 2, let current = pending,
+        guard files.totalBytes - options.segmentBytes / 2 > options.maxBytes, let current = pending,
             let oldest = files.segments.first, oldest.id != files.activeId
         else { return }
         var pendingEntries = current.entries

@@ -117,6 +117,11 @@ package final class DiskEventStore: EventStore {
     var liveBySegment: [UInt64: Int] = [:]
     /// Room beyond ``DiskLogOptions/maxEvents`` for a backlog arriving at once.
     var extraRoom = 0
+    /// ``DiskLogOptions/maxEvents`` and the extra room, saturating (a cap of `Int.max` is valid).
+    private var eventLimit: Int {
+        let (sum, overflow) = options.maxEvents.addingReportingOverflow(extraRoom)
+        return overflow ? .max : sum
+    }
     /// Bytes read ahead from one segment, serving the reads of the entries that follow.
     var readAhead: (segment: UInt64, offset: Int, bytes: [UInt8])?
     /// Records gathered since the last commit.
@@ -177,7 +182,7 @@ package final class DiskEventStore: EventStore {
         var evictedCount = 0
         var retained = recordBytes
         while head + evictedCount < entries.count,
-            count - evictedCount >= options.maxEvents + extraRoom || retained + size > options.recordBudget
+            count - evictedCount >= eventLimit || retained + size > options.recordBudget
         {
             retained -= Int(entries[head + evictedCount].length)
             evictedCount += 1
@@ -185,7 +190,7 @@ package final class DiskEventStore: EventStore {
         evictedCount += evictionForFileBound(adding: size, evicted: evictedCount)
         let evicted = takeFromHead(evictedCount)
         forget(evicted.entries)
-        if count >= options.maxEvents + extraRoom || recordBytes + size > options.recordBudget {
+        if count >= eventLimit || recordBytes + size > options.recordBudget {
             return evicted.events + [event]
         }
         let sequence = nextSequence

@@ -46,7 +46,7 @@ final class SignalHub: @unchecked Sendable {  // every field is touched only und
             signal(number, previous)
             return nil
         }
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .utility))
         source.setEventHandler { [unowned self] in self.deliver(number) }
         source.resume()
         watches[number] = Watch(source: source, handlers: [token: handler])
