@@ -117,11 +117,6 @@ package final class DiskEventStore: EventStore {
     var liveBySegment: [UInt64: Int] = [:]
     /// Room beyond ``DiskLogOptions/maxEvents`` for a backlog arriving at once.
     var extraRoom = 0
-    /// ``DiskLogOptions/maxEvents`` and the extra room, saturating (a cap of `Int.max` is valid).
-    private var eventLimit: Int {
-        let (sum, overflow) = options.maxEvents.addingReportingOverflow(extraRoom)
-        return overflow ? .max : sum
-    }
     /// Bytes read ahead from one segment, serving the reads of the entries that follow.
     var readAhead: (segment: UInt64, offset: Int, bytes: [UInt8])?
     /// Records gathered since the last commit.
@@ -265,9 +260,6 @@ package final class DiskEventStore: EventStore {
         forget(current.entries)
     }
 
-    /// Raises ``DiskLogOptions/maxEvents`` by `count` until as many events have been
-    /// acknowledged; ``DiskLogOptions/maxBytes`` stays.
-    package func makeRoom(forMore count: Int) { extraRoom += max(0, count) }
 
     /// The pending batch's events go back to the head, to be batched again under a new key.
     package func release(_ batch: PendingBatch) {

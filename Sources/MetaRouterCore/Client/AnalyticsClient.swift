@@ -124,22 +124,6 @@ public final class AnalyticsClient: Sendable {
         answer(packed, type: type)
     }
 
-    /// Reports what refused an event, if anything did.
-    func answer(_ admission: PipelineExecutor.Admission, type: EventType) {
-        switch admission {
-        case .accepted, .overflowed(report: nil), .behind:
-            return
-        case .refused:
-            noteDroppedCall("\(type.rawValue) call")
-        case .forked:
-            noteForkedChild()
-        case .overflowed(let report?):
-            logger.warning(
-                "sdk.ingress_full: dropped \(report) event(s) at the call since the last report: \(configuration.maxPendingEvents) events were already waiting for the "
-                    + "executor (Configuration.maxPendingEvents); \(overflowedEvents) dropped this way in all")
-        }
-    }
-
     /// Events dropped at the call because the ingress held `Configuration.maxPendingEvents`:
     /// the callers were outrunning the pipeline.
     package var overflowedEvents: Int { executor.overflowedEvents }
@@ -229,13 +213,6 @@ public final class AnalyticsClient: Sendable {
     package func flush() {
         reportUnreportedOverflow()
         perform { $0.apply { $0.flush() } }
-    }
-
-    /// Logs the events refused at a full ingress that no line has counted yet. Not in a fork
-    /// child: the ingress lock may have been held by a thread the child does not have.
-    func reportUnreportedOverflow() {
-        guard !ForkGuard.isChild, let count = executor.takeUnreportedOverflow() else { return }
-        answer(.overflowed(report: count), type: .track)
     }
 
     /// Flushes and returns once every destination's attempt has resolved.
@@ -378,7 +355,7 @@ public final class AnalyticsClient: Sendable {
 
     /// Counts a call the executor refused because the client is shut down or disabled; logs
     /// the first such drop loudly and the rest at debug level.
-    private func noteDroppedCall(_ what: @autoclosure () -> String) {
+    func noteDroppedCall(_ what: @autoclosure () -> String) {
         let (first, reason) = status.withLock { status -> (Bool, String) in
             status.droppedCalls += 1
             let reason = status.lifecycle == .disabled ? "disabled: \(status.disabledReason ?? "")" : "shut down"
