@@ -35,6 +35,9 @@ package final class BatchUploader {
     var retryTimer: (any ScheduledWork)?
     var watchdog: RequestWatchdog
     private(set) var disabled = false
+    /// Closed for good (the instance shut down): nothing is sent again, and an answer that
+    /// arrives later changes nothing (the log, reopened, sends what is left under its keys).
+    private var closed = false
     var commitScheduled = false
     /// A flush is sending everything that was queued when it was asked for: after each
     /// delivered batch the next leaves at once, until a batch takes the last queued event.
@@ -196,6 +199,7 @@ package final class BatchUploader {
     package func close() {
         analytics?.assertOnExecutor()
         reportUnreportedEvictions()
+        closed = true
         stop()
         store.close()
         guard let transport = transport as? any InvalidatableHTTPTransport else { return }
@@ -206,7 +210,7 @@ package final class BatchUploader {
     // MARK: Sending
 
     func sendNext() {
-        guard !disabled, inFlight == nil, retryTimer == nil, let analytics else { return resolveIfIdle() }
+        guard !disabled, !closed, inFlight == nil, retryTimer == nil, let analytics else { return resolveIfIdle() }
         let now = analytics.configuration.clock.uptime()
         guard retries.allowsRequest(at: now) else { return scheduleRetry(after: retries.remainingCooldown(at: now)) }
         guard let batch = store.nextBatch(maxCount: batchSize, maxBytes: options.maxBatchBytes) else {
@@ -257,8 +261,9 @@ package final class BatchUploader {
     func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
-        defer { scheduleCommit() }
         inFlight = nil
+        guard !closed else { return resolveWaiters() }
+        defer { scheduleCommit() }
         if case .failure(let error as LocalResourcesExhausted) = outcome, !current.abandoned {
             return waitForResources(error, batch: batch)
         }

@@ -15,7 +15,9 @@ import Testing
 /// it longer and `METAROUTER_CHAOS_SEED` replays a seed, which every failure prints. Seeds
 /// that ever failed are kept in ``fixedSeeds`` and run first.
 @Suite(.serialized) struct ChaosTests {
-    static let fixedSeeds: [UInt64] = []
+    /// 1795838723653: a batch sent again under a new key after two restarts (the segment
+    /// holding its key record was deleted as dead).
+    static let fixedSeeds: [UInt64] = [1_795_838_723_653]
 
     private func walk(seed: UInt64, seconds: TimeInterval) async throws {
         let collector = try await Collector.start()

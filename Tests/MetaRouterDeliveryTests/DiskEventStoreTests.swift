@@ -116,6 +116,37 @@ import Testing
         #expect(again.events.map(\.messageId) == ["m-0", "m-1", "m-2"])
     }
 
+    /// A segment holding the pending batch's key record but no queued event is deleted as dead
+    /// (at a restart, or when the cap evicts the events after the batch): the key is logged
+    /// again first, so every later restart still sends the batch under it.
+    @Test func pendingBatchKeepsItsKeyWhenTheSegmentHoldingItsRecordIsDeleted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let small: (inout DiskLogOptions) -> Void = { $0.segmentBytes = 16 << 10 }
+        let key: String
+        do {
+            let store = try open(directory.url, configure: small)
+            var index = 0
+            let before = try segmentFiles(directory.url).count
+            while try segmentFiles(directory.url).count == before {
+                _ = store.append(event(index))
+                store.commit()
+                index += 1
+            }
+            // The new active segment holds no event; the batch's record goes there.
+            let batch = try #require(store.nextBatch(maxCount: 10_000, maxBytes: .max))
+            #expect(batch.events.count == index)
+            key = batch.idempotencyKey
+            store.commit()
+        }
+        for restart in 1...3 {
+            let reopened = try open(directory.url, configure: small)
+            let again = try #require(reopened.nextBatch(maxCount: 10_000, maxBytes: .max))
+            #expect(again.idempotencyKey == key, "restart \(restart) sent the batch under another key")
+            reopened.commit()
+        }
+    }
+
     @Test func tornTailIsSkippedAndCounted() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -212,6 +212,8 @@ package final class DiskEventStore: EventStore {
 
     /// The pending batch, or a new one from the head (its key is logged with it).
     package func nextBatch(maxCount: Int, maxBytes: Int) -> PendingBatch? {
+        // A closed log belongs to whoever opens it next: its batches are theirs to key.
+        guard !closed else { return nil }
         if let pending { return pending.batch }
         while head < entries.count {
             let taken = takeFromHead(batchCount(maxCount: maxCount, maxBytes: maxBytes))
@@ -367,22 +369,6 @@ package final class DiskEventStore: EventStore {
             recordBytes -= Int(entry.length)
         }
         if fault == nil { pendingRemovals += removed.map(\.sequence) }
-    }
-
-    /// Deletes the segments none of whose events is queued any more: the dead prefix, and
-    /// dead segments behind a live one (a pending batch that eviction never takes keeps the
-    /// oldest alive) once a summary of every removal is logged (``logRemovalSummary()``).
-    func deleteDeadSegments() {
-        while let oldest = files.segments.first, oldest.id != files.activeId, (liveBySegment[oldest.id] ?? 0) <= 0 {
-            liveBySegment[oldest.id] = nil
-            files.delete(id: oldest.id)
-        }
-        let dead = files.segments.dropFirst().filter { $0.id != files.activeId && (liveBySegment[$0.id] ?? 0) <= 0 }
-        guard !dead.isEmpty, logRemovalSummary() else { return }
-        for segment in dead {
-            liveBySegment[segment.id] = nil
-            files.delete(id: segment.id)
-        }
     }
 
     /// Frees the index's blocks the head has passed, so a queue that drained gives its memory
