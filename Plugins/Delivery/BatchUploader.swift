@@ -198,6 +198,7 @@ package final class BatchUploader {
     /// and the transport's resources: the instance is shutting down.
     package func close() {
         analytics?.assertOnExecutor()
+        guard !closed else { return }
         reportUnreportedEvictions()
         closed = true
         stop()

@@ -174,4 +174,12 @@ package final class IngestionDestination: DestinationPlugin, CompletingPlugin, L
     }
 }
 
-extension IngestionDestination: DurabilityReporting {}
+extension IngestionDestination: DurabilityReporting {
+    /// Closes the uploader now (on the executor): its log is released and the batch in flight,
+    /// logged with its key, is left to the next opening.
+    package func closeNow() -> Int {
+        guard let uploader else { return 0 }
+        uploader.close()
+        return uploader.undurableEvents
+    }
+}

@@ -196,7 +196,9 @@ public final class Analytics: Sendable {
     }
 
     /// Delivers or persists what is queued within `timeout` seconds (10 by default), then stops;
-    /// later calls are dropped.
+    /// later calls are dropped. When `timeout` passes with a request still out, delivery stops
+    /// anyway: the event log is closed and released as this returns, and the interrupted batch
+    /// is sent again, under its `Idempotency-Key`, by the next instance that opens the log.
     ///
     /// - Parameter timeout: Seconds to wait for the plugins.
     /// - Returns: Whether every accepted event was delivered or written to disk in time.

@@ -44,6 +44,41 @@ import Glibc
         await second.shutdown()
     }
 
+    /// A shutdown whose deadline passes while a request hangs still releases the log as it
+    /// returns: the next instance for the key opens it on disk and delivers everything, the
+    /// interrupted batch under the key it first went with.
+    @Test func aShutdownPastItsDeadlineLeavesTheLogToTheNextInstance() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "deadline-\(UUID())"
+        try await collector.script([ScriptedResponse(delay: 6)], fallback: ScriptedResponse(status: 200))
+        var hanging = options(key, host: collector.baseURL, directory: directory.url)
+        hanging.requestTimeoutSeconds = 30
+        let first = MetaRouter.Analytics.concreteInstance(for: hanging)
+        for index in 0..<250 { first.track("Interrupted", properties: ["n": index]) }
+        first.flush()
+        _ = try await collector.waitFor { !$0.isEmpty }
+        let started = Date()
+        #expect(await first.shutdown(timeout: 0.5) == false)
+        #expect(Date().timeIntervalSince(started) < 5)
+
+        let second = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
+        let info = await second.getDebugInfo()
+        #expect(info.queueOnDisk && info.error == nil, "the log was still held: \(info.error ?? "")")
+        await second.flushAndWait()
+        // The hanging request is recorded as it arrived: both copies of its batch carry one key.
+        let requests = try await collector.requests()
+        var keys: [Int: Set<String>] = [:]
+        for request in requests where (200..<300).contains(request.status) {
+            for event in request.events { if let number = event.number { keys[number, default: []].insert(request.headers["idempotency-key"] ?? "") } }
+        }
+        #expect(Set(keys.keys) == Set(0..<250))
+        #expect(keys.values.allSatisfy { $0.count == 1 }, "a batch went out under two keys")
+        await second.shutdown()
+    }
+
     /// `flushAt` and `maxBatchSize` reach the uploader: three events start a request of two;
     /// the third waits for the next trigger (here the flush).
     /// Asking again for a write key with other options returns the existing instance and says

@@ -208,4 +208,10 @@ package protocol DurabilityReporting: CompletingPlugin {
     /// Shuts down like ``CompletingPlugin/shutdown(completion:)``, then calls `completion` with
     /// the number of accepted events neither delivered nor safely stored.
     func shutdown(reportingUndurable completion: @escaping @Sendable (Int) -> Void)
+    /// Stops at once, on the executor, when a shutdown's deadline passed before
+    /// ``shutdown(reportingUndurable:)`` completed: nothing is sent again, what is stored is
+    /// released (a disk log's lock, for the next instance to open), and an answer that arrives
+    /// later changes nothing. Returns the number of accepted events neither delivered nor
+    /// safely stored.
+    func closeNow() -> Int
 }
