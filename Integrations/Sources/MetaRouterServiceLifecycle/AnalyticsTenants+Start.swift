@@ -4,7 +4,8 @@ import MetaRouter
 /// What ``AnalyticsTenants/start()`` does: the known tenants, then the logs earlier runs left.
 extension AnalyticsTenants {
     /// Makes the known tenants' instances, then delivers the logs earlier runs left on disk —
-    /// evicted tenants', and those of tenants no list names — a few tenants at a time, and shuts
+    /// evicted tenants', and those of tenants no list names — a few tenants at a time (four at
+    /// most, within the room ``TenantLimits/maxLiveTenants`` leaves beside the known ones), and shuts
     /// each of those down again once delivered (unless a request came for it meanwhile).
     ///
     /// The logs are found under the storage root (the parent of the directories `options`
@@ -14,9 +15,12 @@ extension AnalyticsTenants {
     public func start() async {
         for writeKey in known { _ = try? await instance(for: writeKey) }
         let waiting = leftLogs()
+        // No more at once than the cap leaves room for beside the known tenants: a delivery
+        // admitted past it would evict another that is still delivering.
+        let atOnce = max(1, min(4, limits.maxLiveTenants - known.count))
         await withTaskGroup(of: Void.self) { group in
             for (index, writeKey) in waiting.enumerated() {
-                if index >= 4 { await group.next() }
+                if index >= atOnce { await group.next() }
                 group.addTask {
                     let began = ContinuousClock.now
                     guard let analytics = try? await self.admit(writeKey, usedAt: began) else { return }

@@ -50,9 +50,9 @@ public struct TenantLimits: Sendable {
     /// are not queues in memory only, and ``AnalyticsTenants/memoryOnlyAdmissions`` counts it.
     public var diskBudgetBytes = 1 << 30
     /// Seconds an evicted instance may take to deliver its queue before it stops (5 by default);
-    /// what is left stays in its disk log. An instance still delivering past this time keeps
-    /// its log locked until it finishes; a request for the tenant meanwhile gets an instance
-    /// that queues in memory, and the log is delivered at the next start.
+    /// what is left stays in its disk log, which the instance gives up as the time ends: the
+    /// tenant's next request gets an instance that opens it (and delivers it), or the next
+    /// start delivers it.
     public var evictionTimeout: TimeInterval = 5
     /// UTF-8 bytes a write key may have (256 by default); a longer key is refused unread.
     public var maxKeyBytes = 256

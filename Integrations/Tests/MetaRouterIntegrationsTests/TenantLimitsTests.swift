@@ -166,6 +166,11 @@ import Testing
         await server.stop()
     }
 
+    /// Tenants filled to their logs' caps one after another (two live, a 2 MiB budget, so 1 MiB
+    /// shares): each gets a log while the measured bytes leave room for one (64 KiB), a smaller
+    /// one when less than a share is left, and the first admitted when less than 64 KiB is left
+    /// queues in memory only, counted once. A full log measures a little under its cap, so
+    /// which tenant that is depends on what the logs hold, not on timing.
     @Test func oneDiskBudgetForTheWholeProcess() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
@@ -173,23 +178,26 @@ import Testing
         limits.maxLiveTenants = 2
         limits.diskBudgetBytes = 2 << 20
         limits.evictionTimeout = 0.2
+        let keys = (0..<6).map { "disk-tenant-\($0)" }
         let tenants = AnalyticsTenants(
-            policy: .allowList(["disk-tenant-a", "disk-tenant-b", "disk-tenant-c"]), limits: limits,
-            options: Self.options(root: directory.url, host: Host(try Self.deadHost())))
+            policy: .allowList(keys), limits: limits, options: Self.options(root: directory.url, host: Host(try Self.deadHost())))
         let padding = String(repeating: "x", count: 1_000)
-        for key in ["disk-tenant-a", "disk-tenant-b"] {
+        var withLogs = 0
+        for key in keys {
+            let before = tenants.diskBytes
             let analytics = try await tenants.instance(for: key)
-            #expect(await analytics.getDebugInfo().queueOnDisk)
+            guard await analytics.getDebugInfo().queueOnDisk else {
+                #expect(limits.diskBudgetBytes - tenants.diskBytes < 64 << 10, "\(tenants.diskBytes) bytes measured, yet no log")
+                break
+            }
+            #expect(limits.diskBudgetBytes - before >= 0, "a log was given past the budget (\(before) bytes measured)")
+            withLogs += 1
             for index in 0..<3_000 { analytics.track("Filler \(index)", properties: ["padding": padding], options: EventOptions(userId: "user")) }
-            _ = await analytics.getDebugInfo()
+            // Written to the log (a flush writes before its request leaves), for the next admission to measure.
+            await analytics.flushAndWait()
         }
-        // A and B hold their shares (1 MiB each, measured); C, admitted in A's place, finds the
-        // budget spent by what A's log and B's hold: its queue stays in memory, and says so.
-        let third = try await tenants.instance(for: "disk-tenant-c")
-        let info = await third.getDebugInfo()
-        #expect(info.queueOnDisk == false, "\(info)")
+        #expect((2...4).contains(withLogs), "\(withLogs) tenants had a log")
         #expect(tenants.memoryOnlyAdmissions == 1)
-        #expect(tenants.diskBytes >= 2 << 20 - 128 << 10, "\(tenants.diskBytes) bytes measured")
         await tenants.drain(timeout: 1)
         let onDisk = Self.bytes(under: directory.url)
         #expect(onDisk <= (2 << 20) + (256 << 10), "\(onDisk) bytes on disk for a 2 MiB budget")
@@ -213,7 +221,13 @@ import Testing
         let took = ContinuousClock.now - began
         #expect(took < .seconds(9), "the drain took \(took)")
         #expect(complete)
-        #expect(server.accepted.count == 3_000)
+        // An eviction past its timeout (a busy machine) leaves its event in the tenant's log,
+        // which the next start delivers: every tenant's event arrives, none is lost.
+        let next = AnalyticsTenants(
+            policy: .allowList(keys), limits: limits, options: Self.options(root: directory.url, host: Host(server.baseURL.absoluteString)))
+        await next.start()
+        #expect(await eventually { Set(server.events.compactMap { $0["userId"]?.stringValue }) == Set(keys) })
+        await next.drain(timeout: 8)
         await server.stop()
     }
 
