@@ -53,7 +53,7 @@ import Glibc
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let key = "deadline-\(UUID())"
-        try await collector.script([ScriptedResponse(delay: 6)], fallback: ScriptedResponse(status: 200))
+        try await collector.script([ScriptedResponse(delay: 60)], fallback: ScriptedResponse(status: 200))
         var hanging = options(key, host: collector.baseURL, directory: directory.url)
         hanging.requestTimeoutSeconds = 30
         let first = MetaRouter.Analytics.concreteInstance(for: hanging)
@@ -62,7 +62,8 @@ import Glibc
         _ = try await collector.waitFor { !$0.isEmpty }
         let started = Date()
         #expect(await first.shutdown(timeout: 0.5) == false)
-        #expect(Date().timeIntervalSince(started) < 5)
+        // Bounded, not waiting for the hanging answer: generous, since a busy machine is slow.
+        #expect(Date().timeIntervalSince(started) < 30)
 
         let second = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
         let info = await second.getDebugInfo()
