@@ -41,8 +41,10 @@ package struct MetaRouterBatchFormat: BatchFormat {
         let stamp = Array(",\"sentAt\":\"\(Timestamp.string(from: sentAt))\"}".utf8)
         let opening = Array("{\"batch\":[".utf8)
         let closing = Array("]}".utf8)
+        // An object with no member (`{}`) takes the stamp without its comma.
+        func isEmptyObject(_ payload: [UInt8]) -> Bool { payload.count == 2 }
         var size = opening.count + closing.count + max(events.count - 1, 0)
-        for event in events { size += max(event.payload.count - 1, 0) + stamp.count }
+        for event in events { size += max(event.payload.count - 1, 0) + stamp.count - (isEmptyObject(event.payload) ? 1 : 0) }
         let memory = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 1)
         var offset = 0
         func copy(_ bytes: UnsafeRawBufferPointer) {
@@ -57,7 +59,7 @@ package struct MetaRouterBatchFormat: BatchFormat {
                 offset += 1
             }
             event.payload.withUnsafeBytes { copy(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
-            stamp.withUnsafeBytes(copy)
+            stamp.withUnsafeBytes { copy(isEmptyObject(event.payload) ? UnsafeRawBufferPointer(rebasing: $0.dropFirst()) : $0) }
         }
         closing.withUnsafeBytes(copy)
         return Data(bytesNoCopy: memory, count: offset, deallocator: .custom { pointer, _ in pointer.deallocate() })

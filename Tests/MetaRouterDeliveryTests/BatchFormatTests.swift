@@ -16,7 +16,8 @@ import Testing
         let body = format.body(for: [queued(#"{"a":1}"#), queued(#"{"b":"x,}"}"#), queued(#"{}"#)], sentAt: sentAt)
         let stamp = #""sentAt":"2023-11-14T22:13:20.250Z"}"#
         #expect(String(decoding: body, as: UTF8.self)
-            == #"{"batch":[{"a":1,"# + stamp + #",{"b":"x,}","# + stamp + #",{,"# + stamp + "]}")
+            == #"{"batch":[{"a":1,"# + stamp + #",{"b":"x,}","# + stamp + #",{"# + stamp + "]}")
+        #expect(try JSONParser.parse(body)["batch"]?.arrayValue?.count == 3, "the body is JSON")
         #expect(format.body(for: [], sentAt: sentAt) == Data(#"{"batch":[]}"#.utf8))
     }
 
