@@ -83,6 +83,12 @@ import Testing
         await socket.send(Self.post("/v1/track", port: port, body: small, fields: ["Content-Encoding: gzip"]))
         #expect(await socket.response(within: 10)?.status == 200)
         #expect(inspector.store.events.last?["event"]?["event"] == "Small")
+        // Stacked or unknown codings are refused as such, never read as plain JSON and accepted.
+        for coding in ["gzip, gzip", "br", "x-gzip"] {
+            await socket.send(Self.post("/v1/track", port: port, body: small, fields: ["Content-Encoding: \(coding)"]))
+            let refused = await socket.response(within: 10)
+            #expect(refused?.status == 415 && refused?.body.contains("not supported") == true, "\(coding): \(String(describing: refused))")
+        }
         #expect(inspector.bytesInFlight == 0)
         await inspector.stop()
     }

@@ -79,6 +79,20 @@ struct InspectorIntake: Sendable {
     }
 
     /// A request turned away: its status (`413` unless said) and a one-line reason.
+    /// Whether a body with this `Content-Encoding` is gzip (`true`) or as sent (`false`, for
+    /// none or `identity`); any other coding, stacked ones (`gzip, gzip`) included, is refused
+    /// with 415, since the SDK sends nothing else and the inspector inflates at most once.
+    static func contentCoding(_ header: String?) -> Result<Bool, Refusal> {
+        let codings = (header ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
+        switch codings {
+        case []: return .success(false)
+        case ["gzip"]: return .success(true)
+        default:
+            return .failure(Refusal(
+                reason: "Content-Encoding \(header ?? "") is not supported: gzip once, or none", status: .unsupportedMediaType))
+        }
+    }
+
     struct Refusal: Error {
         let reason: String
         var status: HTTPResponse.Status = .contentTooLarge

@@ -116,7 +116,7 @@ public final class InspectorServer: Sendable {
     private func batchRecord(_ request: Request, wireBytes: Int) -> [String: JSON] {
         var batch: [String: JSON] = [
             "receivedAt": .string(ISO8601DateFormatter().string(from: Date())), "path": .string(request.uri.path),
-            "gzip": .bool(request.headers[.contentEncoding]?.lowercased() == "gzip"),
+            "gzip": .bool((try? InspectorIntake.contentCoding(request.headers[.contentEncoding]).get()) ?? false),
             "trace": .bool(request.headers[.init("Trace")!]?.lowercased() == "true"), "wireBytes": .int(Int64(wireBytes)),
         ]
         if let key = request.headers[.init("Idempotency-Key")!] { batch["idempotencyKey"] = .string(key) }
@@ -134,7 +134,11 @@ public final class InspectorServer: Sendable {
 
     private func ingest(_ request: Request, wire: Data, reservation: InspectorIntake.Reservation) -> Response {
         let path = request.uri.path
-        let gzip = request.headers[.contentEncoding]?.lowercased() == "gzip"
+        let gzip: Bool
+        switch InspectorIntake.contentCoding(request.headers[.contentEncoding]) {
+        case .success(let isGzip): gzip = isGzip
+        case .failure(let refusal): return refuse(request, refusal, wireBytes: wire.count)
+        }
         var batch = batchRecord(request, wireBytes: wire.count)
         guard let endpoint = SegmentEndpoint(path: path) else {
             batch["status"] = 404
