@@ -1,0 +1,60 @@
+import Foundation
+import MetaRouter
+
+// The shared-binding mode of the child process:
+//
+//   MetaRouterCrashChild sharedbind <directory> <host> <calls per thread>
+//       four threads call `MetaRouter.Analytics.shared` (`track`, one `identify` first on
+//       thread 0) as fast as they can while the main task calls `initialize(with:)` once a
+//       quarter of the calls are made; then everything is flushed and the child prints
+//       "sent <count>", "dropped <count>" and "done". Nothing but the public type is used.
+
+let sharedBindingThreads = 4
+
+func runSharedBindingMode(directory: String, host: String, calls: Int) async {
+    let started = DispatchSemaphore(value: 0)
+    let quarter = DispatchSemaphore(value: 0)
+    let finished = DispatchGroup()
+    for thread in 0..<sharedBindingThreads {
+        finished.enter()
+        Thread.detachNewThread {
+            let analytics = MetaRouter.Analytics.shared
+            if thread == 0 { analytics.identify("bound-user", traits: ["plan": "pro"]) }
+            started.signal()
+            for index in 0..<calls {
+                analytics.track("Thread \(thread)", properties: ["n": index, "thread": thread])
+                if thread == 0, index == calls / 4 { quarter.signal() }
+            }
+            finished.leave()
+        }
+    }
+    for _ in 0..<sharedBindingThreads { await offMainWait(started) }
+    await offMainWait(quarter)
+    var options = makeOptions(directory: directory, host: host, writeKey: "shared-binding")
+    options.maxQueueEvents = 100_000
+    MetaRouter.Analytics.initialize(with: options)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        finished.notify(queue: .global(qos: .utility)) { continuation.resume() }
+    }
+    let analytics = MetaRouter.Analytics.shared
+    var info = await analytics.getDebugInfo()
+    let deadline = Date().addingTimeInterval(60)
+    while info.queueLength > 0, Date() < deadline {
+        await analytics.flushAndWait()
+        info = await analytics.getDebugInfo()
+    }
+    say("sent \(info.stats.sent)")
+    say("dropped \(info.stats.droppedTotal)")
+    _ = await analytics.shutdown(timeout: 5)
+    say("done")
+}
+
+/// Waits for `semaphore` on a thread of its own, never on the cooperative pool.
+private func offMainWait(_ semaphore: DispatchSemaphore) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global(qos: .utility).async {
+            semaphore.wait()
+            continuation.resume()
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import MetaRouterCore
+import MetaRouterTesting
+import Testing
+
+/// `MetaRouter.Analytics.shared` bound by `initialize(with:)` while four threads call it at full
+/// speed, through the public type only, in a child process of its own (`shared` is one per
+/// process), over real HTTP: every call is delivered once, each thread's in the order it made
+/// them, the `identify` made before binding applies to the calls after it, and nothing is dropped.
+@Suite struct SharedBindingTests {
+    @Test func callsRacingTheBindingAreAllDeliveredOnceAndInOrder() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let calls = 5_000
+        let lines = try await runChildProcess(["sharedbind", directory.url.path, collector.baseURL.absoluteString, String(calls)]).lines
+        #expect(lines.contains("done"), "\(lines)")
+        #expect(lines.contains("dropped 0"), "\(lines)")
+        let events = try await collector.acceptedEvents()
+        #expect(Set(events.compactMap { $0["messageId"]?.stringValue }).count == events.count, "an event arrived twice")
+        for thread in 0..<4 {
+            let mine = events.filter { $0["event"]?.stringValue == "Thread \(thread)" }
+            #expect(mine.compactMap(\.number) == Array(0..<calls), "thread \(thread): \(mine.count) of \(calls) delivered, or out of order")
+        }
+        let identifies = events.filter { $0["type"]?.stringValue == "identify" }
+        #expect(identifies.count == 1 && identifies.first?["traits"]?["plan"] == "pro")
+        let first = events.filter { $0["event"]?.stringValue == "Thread 0" }
+        #expect(first.allSatisfy { $0["userId"]?.stringValue == "bound-user" }, "the identify before binding did not reach the thread's later calls")
+    }
+}
