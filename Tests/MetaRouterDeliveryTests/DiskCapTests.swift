@@ -76,7 +76,8 @@ import Testing
                     store.commit()
                     largest = max(largest, Self.directoryBytes(directory.url))
                 }
-                if pending == nil, index == events / 10 { pending = store.nextBatch(maxCount: 100, maxBytes: options.segmentBytes / 4) }
+                // As the uploader asks (its byte limit is far above a small cap's segment).
+                if pending == nil, index == events / 2 { pending = store.nextBatch(maxCount: 100, maxBytes: Defaults.maxBatchBytes) }
             }
             store.commit()
             largest = max(largest, Self.directoryBytes(directory.url))

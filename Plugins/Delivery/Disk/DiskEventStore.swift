@@ -241,8 +241,11 @@ package final class DiskEventStore: EventStore {
     }
 
     /// How many events a batch taken from `head` would hold: at most `maxCount` events and
-    /// `maxBytes` payload bytes, always at least one when there is one.
+    /// `maxBytes` payload bytes — and a quarter of a segment, so the pending batch, which
+    /// eviction never takes, can be moved out of the oldest segment and the files keep their
+    /// bound — always at least one when there is one.
     private func batchCount(maxCount: Int, maxBytes: Int) -> Int {
+        let maxBytes = min(maxBytes, options.segmentBytes / 4)
         var taking = 0
         var bytes = 0
         while head + taking < entries.count, taking < max(1, maxCount) {
