@@ -25,13 +25,12 @@ package struct DiskLogOptions: Sendable {
     /// Records gathered before a commit writes them: at most a quarter of a segment (and an
     /// eighth of a tiny cap).
     var commitBytes: Int { max(1, min(DiskEventStore.commitThreshold, segmentBytes / 4, maxBytes / 8)) }
-    /// What the queued events' records may take: ``maxBytes`` less three commits and a quarter
-    /// of a segment — the active segment may run a commit past its size, a commit writes
-    /// removal, clock and batch records too, and the segments the pending batch spans (a
-    /// quarter of a segment at most) hold dead records until it goes — so the files stay within
-    /// ``maxBytes`` plus a segment. (A quarter of the cap at most is held back, for tiny caps and
-    /// segments set larger than the cap.)
-    var recordBudget: Int { max(0, maxBytes - min(maxBytes / 4, 3 * commitBytes + segmentBytes / 4)) }
+    /// What the queued events' records may take: ``maxBytes`` less two commits and a quarter of
+    /// a segment — the active segment may run a commit past its size, a commit writes removal,
+    /// clock and batch records too, and the oldest segment holds dead records until its last
+    /// live one goes — so the files stay within ``maxBytes`` plus a segment. (A quarter of the
+    /// cap at most is held back, for tiny caps and segments set larger than the cap.)
+    var recordBudget: Int { max(0, maxBytes - min(maxBytes / 4, 2 * commitBytes + segmentBytes / 4)) }
     /// Encoded event bytes kept in memory as well as on disk (the oldest queued events and
     /// those just written); the other events are read back from disk when needed.
     package var residentBytes = 1024 * 1024
