@@ -30,7 +30,7 @@ enum SchemaReferences {
     }
 
     private static func expand(
-        _ value: JSON, root: JSON, place: String, stack: inout [String], budget: inout Int, depth: Int
+        _ value: JSON, root: JSON, place: String, stack: inout [String], budget: inout Int, depth: Int, isSchema: Bool = true
     ) throws(TrackingPlan.LoadError) -> JSON {
         guard depth <= JSONSchema.maximumDepth else {
             throw TrackingPlan.LoadError(description: "\(place): nested deeper than \(JSONSchema.maximumDepth) levels (counting what `$ref` brings in)")
@@ -40,6 +40,13 @@ enum SchemaReferences {
             throw TrackingPlan.LoadError(description: "\(place): its `$ref`s expand to more than \(maximumNodes) schemas; refer to fewer")
         }
         switch value {
+        case .object(let members) where !isSchema:
+            // A map of names to schemas (`properties`): a member named `$ref` is a property.
+            var expanded: [String: JSON] = [:]
+            for (key, member) in members {
+                expanded[key] = try expand(member, root: root, place: place, stack: &stack, budget: &budget, depth: depth + 1)
+            }
+            return .object(expanded)
         case .object(let members):
             if let reference = members["$ref"] {
                 guard let text = reference.stringValue else { throw TrackingPlan.LoadError(description: "\(place): `$ref` is not a string") }
@@ -55,7 +62,9 @@ enum SchemaReferences {
             for (key, member) in members {
                 // `enum` / `const` values and `definitions` are data, not schemas to expand.
                 let isData = key == "enum" || key == "const" || key == "definitions" || key == "$defs" || key == "examples" || key == "default"
-                expanded[key] = isData ? member : try expand(member, root: root, place: place, stack: &stack, budget: &budget, depth: depth + 1)
+                let isMap = key == "properties" || key == "patternProperties" || key == "dependencies"
+                expanded[key] = isData
+                    ? member : try expand(member, root: root, place: place, stack: &stack, budget: &budget, depth: depth + 1, isSchema: !isMap)
             }
             return .object(expanded)
         case .array(let items):
