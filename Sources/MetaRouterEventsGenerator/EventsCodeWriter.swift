@@ -1,6 +1,9 @@
-/// Writes the value types of a plan: one struct per event and per traits schema, with the enums
-/// and structs nested inside them. Every type the code names is written with its module, so
-/// nothing a plan names can hide it (see ``SwiftNames``).
+/// Writes the value types of a plan: one struct per event and per traits schema, and the enums
+/// and structs of their properties. Every type is declared at the namespace's level under its
+/// flat name (`OrderCompleted_ItemsItem`) and reached from its parent through a `typealias`
+/// (`OrderCompleted.ItemsItem`): nested declarations 32 levels deep made the compiler's time
+/// grow exponentially. Every type the code names is written with its module, so nothing a plan
+/// names can hide it (see ``SwiftNames``).
 extension CodeLines {
     /// A struct for `model`, with its nested types, memberwise initializer and coding keys;
     /// an event's (`eventName` given) conforms to `PlannedEvents.Event`.
@@ -9,7 +12,7 @@ extension CodeLines {
         doc(model.description ?? eventName.map { "The `\(SwiftNames.inDoc($0))` event, as the tracking plan defines it." })
         if eventName == nil, model.description == nil { doc("\(place), as the tracking plan defines it.") }
         let conformance = eventName == nil ? "Swift.Codable, Swift.Sendable, Swift.Hashable" : "PlannedEvents.Event"
-        line("struct \(model.typeName): \(conformance) {")
+        line("struct \(model.flatName): \(conformance) {")
         indent += 1
         if let eventName {
             line("/// The event's name on the wire.")
@@ -19,7 +22,11 @@ extension CodeLines {
             doc(property.description ?? "`\(SwiftNames.inDoc(property.wireName))` in the plan.")
             line("var \(SwiftNames.spelled(property.swiftName)): \(property.type.spelled)\(property.isOptional ? "?" : "")")
         }
-        nested(in: model.properties)
+        for property in model.properties {
+            guard let declared = property.type.declared else { continue }
+            line("/// The type of `\(SwiftNames.inDoc(property.wireName))`.")
+            line("typealias \(declared.typeName) = PlannedEvents.\(declared.flatName)")
+        }
         line()
         line("/// Every property: required ones without a default, optional ones `nil` unless given.")
         line("init(\(Self.parameters(model.properties, qualifiedIn: nil))) {" + (model.properties.isEmpty ? "}" : ""))
@@ -38,6 +45,7 @@ extension CodeLines {
         if model.encodesNull { encoder(model) }
         indent -= 1
         line("}")
+        nested(in: model.properties)
     }
 
     /// `encode(to:)` for a struct with a required property that may be `null`: it sends `null`
@@ -69,7 +77,7 @@ extension CodeLines {
     private mutating func enumeration(_ model: EnumModel, property: String) {
         line()
         line("/// The values `\(SwiftNames.inDoc(property))` may take.")
-        line("enum \(model.typeName): \(model.rawType), Swift.Codable, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {")
+        line("enum \(model.flatName): \(model.rawType), Swift.Codable, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {")
         for item in model.cases { line("    case \(SwiftNames.spelled(item.swiftName)) = \(item.literal)") }
         line("}")
     }

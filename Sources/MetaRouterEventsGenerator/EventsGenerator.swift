@@ -54,18 +54,25 @@ public enum EventsGenerator {
         let schemas = try document(plan)
         var warnings: [String] = []
         var events: [NamedEvent] = []
-        for (entry, typeName, method) in names(of: schemas, warnings: &warnings) {
-            let mapper = SwiftTypeMapper(place: "\(SwiftNames.literal(entry.name)) (\(entry.place))")
+        let named = names(of: schemas, warnings: &warnings)
+        // The namespace's names: the events' types first, then the nested types' flat names.
+        var namespace = NameTable(scope: "the namespace", kind: "type")
+        for (entry, typeName, _) in named { _ = namespace.claim(typeName, for: entry.name, warnings: &warnings) }
+        for typeName in ["IdentifyTraits", "GroupTraits"] { _ = namespace.claim(typeName, for: typeName, warnings: &warnings) }
+        for (entry, typeName, method) in named {
+            let mapper = SwiftTypeMapper(place: "\(SwiftNames.literal(entry.name)) (\(entry.place))", namespace: namespace)
             let model = try mapper.object(entry.schema, typeName: typeName, description: entry.description)
             warnings += mapper.warnings
+            namespace = mapper.takenNames
             events.append(NamedEvent(model: model, name: entry.name, method: method))
         }
         var traits: [String: ObjectModel] = [:]
         for (key, entry, typeName) in [("identify", schemas.identifyTraits, "IdentifyTraits"), ("group", schemas.groupTraits, "GroupTraits")] {
             guard let entry else { continue }
-            let mapper = SwiftTypeMapper(place: entry.place)
+            let mapper = SwiftTypeMapper(place: entry.place, namespace: namespace)
             traits[key] = try mapper.object(entry.schema, typeName: typeName, description: "The traits of `\(key)` calls, as the tracking plan defines them.")
             warnings += mapper.warnings
+            namespace = mapper.takenNames
         }
         let count = max(1, shards)
         var main = CodeLines()

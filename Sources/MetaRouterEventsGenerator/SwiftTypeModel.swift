@@ -29,12 +29,12 @@ indirect enum SwiftType {
         }
     }
 
-    /// The name of the nested type this type declares, if any.
-    var nestedTypeName: String? {
+    /// The local and the namespace-level name of the type this type declares, if any.
+    var declared: (typeName: String, flatName: String)? {
         switch self {
-        case .object(let model): return model.typeName
-        case .enumeration(let model): return model.typeName
-        case .array(let element): return element.nestedTypeName
+        case .object(let model): return (model.typeName, model.flatName)
+        case .enumeration(let model): return (model.typeName, model.flatName)
+        case .array(let element): return element.declared
         default: return nil
         }
     }
@@ -56,7 +56,12 @@ struct PropertyModel {
 }
 
 struct ObjectModel {
+    /// The name inside its parent (an event's and the traits' own name at the top).
     let typeName: String
+    /// The name at the namespace's level, where every type is declared (a nested one is
+    /// reached through a `typealias` in its parent: nesting 32 levels deep made the compiler's
+    /// time grow exponentially).
+    let flatName: String
     let properties: [PropertyModel]
     let description: String?
 
@@ -66,6 +71,8 @@ struct ObjectModel {
 
 struct EnumModel {
     let typeName: String
+    /// The name at the namespace's level (see ``ObjectModel/flatName``).
+    let flatName: String
     /// `Swift.String` or `Swift.Int`.
     let rawType: String
     /// Each case's Swift name and its raw value as a Swift literal.
@@ -80,10 +87,18 @@ final class SwiftTypeMapper {
     private static let enumReserved: Set<String> = ["rawValue", "allCases", "hashValue", "hash", "init"]
     let place: String
     private(set) var warnings: [String] = []
+    /// The names taken at the namespace's level, shared by every entry of the plan.
+    private var namespace: NameTable
 
-    init(place: String) { self.place = place }
+    init(place: String, namespace: NameTable) {
+        self.place = place
+        self.namespace = namespace
+    }
 
-    func object(_ schema: JSON, typeName: String, description: String?, depth: Int = 0) throws(GenerationError) -> ObjectModel {
+    /// The namespace's names, with the ones this mapper took.
+    var takenNames: NameTable { namespace }
+
+    func object(_ schema: JSON, typeName: String, flatName: String? = nil, description: String?, depth: Int = 0) throws(GenerationError) -> ObjectModel {
         guard depth <= Self.maxDepth else {
             throw GenerationError("\(place): objects nested deeper than \(Self.maxDepth) levels; flatten the schema or leave the inner levels without `properties`")
         }
@@ -107,17 +122,20 @@ final class SwiftTypeMapper {
                 properties.append(PropertyModel(wireName: wireName, swiftName: swiftName, type: .json, required: true, nullable: false, description: nil))
                 continue
             }
-            let (type, nullable) = try self.type(member, nestedName: SwiftNames.type(wireName, fallback: "Property"), in: &typeNames, wireName: wireName, depth: depth + 1)
+            let (type, nullable) = try self.type(
+                member, nestedName: SwiftNames.type(wireName, fallback: "Property"), parent: flatName ?? typeName, in: &typeNames, wireName: wireName,
+                depth: depth + 1)
             properties.append(PropertyModel(
                 wireName: wireName, swiftName: swiftName, type: type, required: required.contains(wireName), nullable: nullable,
                 description: member["description"]?.stringValue))
         }
-        return ObjectModel(typeName: typeName, properties: properties, description: description ?? schema["description"]?.stringValue)
+        return ObjectModel(
+            typeName: typeName, flatName: flatName ?? typeName, properties: properties, description: description ?? schema["description"]?.stringValue)
     }
 
     /// The Swift type of `schema`, and whether `null` is allowed too.
     private func type(
-        _ schema: JSON, nestedName: String, in typeNames: inout NameTable, wireName: String, depth: Int
+        _ schema: JSON, nestedName: String, parent: String, in typeNames: inout NameTable, wireName: String, depth: Int
     ) throws(GenerationError) -> (SwiftType, Bool) {
         guard depth <= Self.maxDepth else {
             throw GenerationError("\(place): schemas nested deeper than \(Self.maxDepth) levels; flatten the schema")
@@ -126,7 +144,7 @@ final class SwiftTypeMapper {
         let nullable = types.contains("null")
         if let values = schema["enum"]?.arrayValue ?? schema["const"].map({ [$0] }) {
             let allowsNull = values.contains(.null)
-            if let model = enumeration(values.filter { $0 != .null }, typeName: { typeNames.claim(nestedName, for: wireName, warnings: &warnings) }) {
+            if let model = enumeration(values.filter { $0 != .null }, names: { self.claim(nestedName, parent: parent, in: &typeNames, wireName: wireName) }) {
                 return (.enumeration(model), allowsNull)
             }
             return (.json, false)
@@ -140,18 +158,25 @@ final class SwiftTypeMapper {
         case "boolean": return (.bool, nullable)
         case "array":
             guard let items = schema["items"], items.objectValue != nil else { return (.array(.json), nullable) }
-            let (element, elementNullable) = try type(items, nestedName: nestedName + "Item", in: &typeNames, wireName: wireName, depth: depth + 1)
+            let (element, elementNullable) = try type(
+                items, nestedName: nestedName + "Item", parent: parent, in: &typeNames, wireName: wireName, depth: depth + 1)
             // An element that may be null cannot be one of a Swift array's non-optional elements.
             return (elementNullable ? .array(.json) : .array(element), nullable)
         case "object":
             let hasMembers = schema["properties"]?.objectValue?.isEmpty == false || schema["required"]?.arrayValue?.isEmpty == false
             guard hasMembers else { return (.json, false) }
-            let name = typeNames.claim(nestedName, for: wireName, warnings: &warnings)
-            let model = try object(schema, typeName: name, description: nil, depth: depth)
+            let (name, flat) = claim(nestedName, parent: parent, in: &typeNames, wireName: wireName)
+            let model = try object(schema, typeName: name, flatName: flat, description: nil, depth: depth)
             return (.object(model), nullable)
         default:
             return (.json, false)
         }
+    }
+
+    /// A nested type's name in its parent and at the namespace's level (`Parent_Name`).
+    private func claim(_ nestedName: String, parent: String, in typeNames: inout NameTable, wireName: String) -> (String, String) {
+        let name = typeNames.claim(nestedName, for: wireName, warnings: &warnings)
+        return (name, namespace.claim("\(parent)_\(name)", for: wireName, warnings: &warnings))
     }
 
     /// The schema's `type` as a list (`"string"` → `["string"]`).
@@ -164,7 +189,7 @@ final class SwiftTypeMapper {
     /// else `nil` (the property is `JSON`). Values Swift counts as equal (`"é"` precomposed and
     /// decomposed) keep the first; case names that come out the same are told apart by their
     /// place in the plan's list: `.gold`, `.gold_2`.
-    private func enumeration(_ values: [JSON], typeName: () -> String) -> EnumModel? {
+    private func enumeration(_ values: [JSON], names: () -> (String, String)) -> EnumModel? {
         guard !values.isEmpty else { return nil }
         var cases: [(String, String)] = []
         let strings = values.compactMap(\.stringValue)
@@ -177,7 +202,8 @@ final class SwiftTypeMapper {
                 if Self.enumReserved.contains(base) { base += "_" }
                 cases.append((table.claim(base, for: value, warnings: &warnings), SwiftNames.literal(value)))
             }
-            return EnumModel(typeName: typeName(), rawType: "Swift.String", cases: cases)
+            let (name, flat) = names()
+            return EnumModel(typeName: name, flatName: flat, rawType: "Swift.String", cases: cases)
         }
         let integers = values.compactMap(Self.integer)
         guard integers.count == values.count else { return nil }
@@ -186,7 +212,8 @@ final class SwiftTypeMapper {
             let name = value < 0 ? "_minus\(String(String(value).dropFirst()))" : "_\(value)"
             cases.append((name, String(value)))
         }
-        return EnumModel(typeName: typeName(), rawType: "Swift.Int", cases: cases)
+        let (name, flat) = names()
+        return EnumModel(typeName: name, flatName: flat, rawType: "Swift.Int", cases: cases)
     }
 
     /// An integer in JSON Schema's sense (`2` and `2.0`) that fits an `Int`, else `nil`.

@@ -55,7 +55,7 @@ import Testing
                 orderId: random.text(1...64), total: random.double(upTo: 10_000), currency: random.pick(PlannedEvents.OrderCompleted.Currency.self),
                 items: items, coupon: random.maybe { $0.text(0...32) }, placedAt: random.maybe { _ in Date(timeIntervalSince1970: Double(index) * 977) })
             analytics.track(PlannedEvents.ProductViewed(
-                productId: random.text(1...20), category: random.maybe { $0.pick(ProductViewed.Category.self) }, price: random.maybe { $0.double(upTo: 500) }))
+                productId: random.text(1...20), category: random.maybe { $0.pick(PlannedEvents.ProductViewed.Category.self) }, price: random.maybe { $0.double(upTo: 500) }))
             analytics.signedUp(method: random.pick(PlannedEvents.SignedUp.Method.self), referralCode: random.maybe { $0.text(0...16) })
             analytics.identify("user-\(index)", traits: PlannedEvents.IdentifyTraits(email: random.text(3...40), age: random.maybe { $0.int(13...120) }))
             analytics.group("group-\(index)", traits: PlannedEvents.GroupTraits(name: random.text(1...30), seats: random.maybe { $0.int(1...500) }))
