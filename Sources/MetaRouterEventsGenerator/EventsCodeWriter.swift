@@ -5,14 +5,14 @@
 /// grow exponentially. Every type the code names is written with its module, so nothing a plan
 /// names can hide it (see ``SwiftNames``).
 extension CodeLines {
-    /// A struct for `model`, with its nested types, memberwise initializer and coding keys;
-    /// an event's (`eventName` given) conforms to `PlannedEvents.Event`.
+    /// A struct for `model`, with its memberwise initializer and coding, then its properties'
+    /// types; an event's (`eventName` given) conforms to `PlannedEvents.Event`, any other to
+    /// `PlannedEvents.Value`.
     mutating func structure(_ model: ObjectModel, eventName: String?, place: String) {
         line()
         doc(model.description ?? eventName.map { "The `\(SwiftNames.inDoc($0))` event, as the tracking plan defines it." })
         if eventName == nil, model.description == nil { doc("\(place), as the tracking plan defines it.") }
-        let conformance = eventName == nil ? "Swift.Codable, Swift.Sendable, Swift.Hashable" : "PlannedEvents.Event"
-        line("struct \(model.flatName): \(conformance) {")
+        line("struct \(model.flatName): \(eventName == nil ? "PlannedEvents.Value" : "PlannedEvents.Event") {")
         indent += 1
         if let eventName {
             line("/// The event's name on the wire.")
@@ -34,30 +34,38 @@ extension CodeLines {
             let name = SwiftNames.spelled(property.swiftName)
             line("    self.\(name) = \(name)")
         }
-        if !model.properties.isEmpty {
-            line("}")
-            line()
-            line("/// The plan's names, which the wire keeps.")
-            line("enum CodingKeys: Swift.String, Swift.CodingKey {")
-            for property in model.properties { line("    case \(SwiftNames.spelled(property.swiftName)) = \(SwiftNames.literal(property.wireName))") }
-            line("}")
-        }
-        if model.encodesNull { encoder(model) }
+        if !model.properties.isEmpty { line("}") }
+        coding(model)
         indent -= 1
         line("}")
         nested(in: model.properties)
     }
 
-    /// `encode(to:)` for a struct with a required property that may be `null`: it sends `null`
-    /// for `nil` (the synthesised one leaves it out, which the plan counts as missing).
-    private mutating func encoder(_ model: ObjectModel) {
+    /// `init(from:)` and `encode(to:)` with the plan's names, through the namespace's generic
+    /// helpers: one candidate per call, where the synthesised ones pick among the containers'
+    /// overloads for every property (half the compiler's time at thousands of types). A
+    /// required property that may be `null` sends `null` for `nil`.
+    private mutating func coding(_ model: ObjectModel) {
         line()
-        line("/// Sends `null` for a required property that is `nil`, as the plan allows.")
-        line("func encode(to encoder: any Swift.Encoder) throws {")
-        line("    var container = encoder.container(keyedBy: CodingKeys.self)")
+        line("/// Decodes the plan's names.")
+        line("init(from decoder: any Swift.Decoder) throws {")
+        if model.properties.isEmpty {
+            line("    _ = try decoder.container(keyedBy: PlannedEvents.Key.self)")
+        } else {
+            line("    let container: Swift.KeyedDecodingContainer<PlannedEvents.Key> = try decoder.container(keyedBy: PlannedEvents.Key.self)")
+        }
         for property in model.properties {
-            let name = SwiftNames.spelled(property.swiftName)
-            line("    try container.\(property.required ? "encode" : "encodeIfPresent")(self.\(name), forKey: .\(name))")
+            let helper = property.isOptional ? "take" : "need"
+            line("    self.\(SwiftNames.spelled(property.swiftName)) = try PlannedEvents.\(helper)(container, \(SwiftNames.literal(property.wireName)))")
+        }
+        line("}")
+        line()
+        line("/// Encodes with the plan's names.")
+        line("func encode(to encoder: any Swift.Encoder) throws {")
+        line("    \(model.properties.isEmpty ? "_" : "var container: Swift.KeyedEncodingContainer<PlannedEvents.Key>") = encoder.container(keyedBy: PlannedEvents.Key.self)")
+        for property in model.properties {
+            let helper = property.required ? "put" : "putIfPresent"
+            line("    try PlannedEvents.\(helper)(&container, self.\(SwiftNames.spelled(property.swiftName)), \(SwiftNames.literal(property.wireName)))")
         }
         line("}")
     }

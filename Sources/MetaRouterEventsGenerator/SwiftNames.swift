@@ -29,10 +29,10 @@ enum SwiftNames {
         "self", "Self", "deinit", "subscript", "_",
     ]
     /// Type names a generated type may not take (a trailing `_` is added): the namespace and
-    /// its protocol, the traits types, the modules the code names types through, the coding
+    /// its protocols and key type, the traits types, the modules the code names types through, the coding
     /// keys every struct has, and Swift's keywords (`Type`, `Protocol`, `Self`, `Any`, …).
     static let reservedTypes: Set<String> = [
-        "PlannedEvents", "Event", "IdentifyTraits", "GroupTraits", "CodingKeys", "Swift", "Foundation", "MetaRouter",
+        "PlannedEvents", "Event", "Value", "Key", "IdentifyTraits", "GroupTraits", "CodingKeys", "Swift", "Foundation", "MetaRouter",
         "MetaRouterCore", "Type", "Protocol", "Self", "Any",
     ]
 

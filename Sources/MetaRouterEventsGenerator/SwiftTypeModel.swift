@@ -64,9 +64,6 @@ struct ObjectModel {
     let flatName: String
     let properties: [PropertyModel]
     let description: String?
-
-    /// Some property sends `null` for `nil`, which the synthesised `encode(to:)` leaves out.
-    var encodesNull: Bool { properties.contains { $0.required && $0.nullable } }
 }
 
 struct EnumModel {
