@@ -19,12 +19,11 @@ extension CodeLines {
             line("static let eventName: Swift.String = \(SwiftNames.literal(eventName))")
         }
         for property in model.properties {
-            doc(property.description ?? "`\(SwiftNames.inDoc(property.wireName))` in the plan.")
+            doc(property.description)
             line("var \(SwiftNames.spelled(property.swiftName)): \(property.type.spelled)\(property.isOptional ? "?" : "")")
         }
         for property in model.properties {
             guard let declared = property.type.declared else { continue }
-            line("/// The type of `\(SwiftNames.inDoc(property.wireName))`.")
             line("typealias \(declared.typeName) = PlannedEvents.\(declared.flatName)")
         }
         line()

@@ -59,21 +59,19 @@ public enum EventsGenerator {
         var namespace = NameTable(scope: "the namespace", kind: "type")
         for (entry, typeName, _) in named { _ = namespace.claim(typeName, for: entry.name, warnings: &warnings) }
         for typeName in ["IdentifyTraits", "GroupTraits"] { _ = namespace.claim(typeName, for: typeName, warnings: &warnings) }
+        let mapper = SwiftTypeMapper(namespace: namespace)
         for (entry, typeName, method) in named {
-            let mapper = SwiftTypeMapper(place: "\(SwiftNames.literal(entry.name)) (\(entry.place))", namespace: namespace)
+            mapper.place = "\(SwiftNames.literal(entry.name)) (\(entry.place))"
             let model = try mapper.object(entry.schema, typeName: typeName, description: entry.description)
-            warnings += mapper.warnings
-            namespace = mapper.takenNames
             events.append(NamedEvent(model: model, name: entry.name, method: method))
         }
         var traits: [String: ObjectModel] = [:]
         for (key, entry, typeName) in [("identify", schemas.identifyTraits, "IdentifyTraits"), ("group", schemas.groupTraits, "GroupTraits")] {
             guard let entry else { continue }
-            let mapper = SwiftTypeMapper(place: entry.place, namespace: namespace)
+            mapper.place = entry.place
             traits[key] = try mapper.object(entry.schema, typeName: typeName, description: "The traits of `\(key)` calls, as the tracking plan defines them.")
-            warnings += mapper.warnings
-            namespace = mapper.takenNames
         }
+        warnings += mapper.warnings
         let count = max(1, shards)
         var main = CodeLines()
         main.header(planName: planName)

@@ -76,6 +76,7 @@ enum SwiftNames {
 
     /// `text` as a Swift string literal.
     static func literal(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) { return "\"\(text)\"" }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

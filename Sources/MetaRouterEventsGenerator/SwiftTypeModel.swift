@@ -82,18 +82,16 @@ struct EnumModel {
 final class SwiftTypeMapper {
     static let maxDepth = 32
     private static let enumReserved: Set<String> = ["rawValue", "allCases", "hashValue", "hash", "init"]
-    let place: String
+    /// The entry being mapped, for messages.
+    var place = ""
     private(set) var warnings: [String] = []
-    /// The names taken at the namespace's level, shared by every entry of the plan.
+    /// The names taken at the namespace's level, shared by every entry of the plan (one mapper
+    /// maps them all, so the table is never copied).
     private var namespace: NameTable
 
-    init(place: String, namespace: NameTable) {
-        self.place = place
+    init(namespace: NameTable) {
         self.namespace = namespace
     }
-
-    /// The namespace's names, with the ones this mapper took.
-    var takenNames: NameTable { namespace }
 
     func object(_ schema: JSON, typeName: String, flatName: String? = nil, description: String?, depth: Int = 0) throws(GenerationError) -> ObjectModel {
         guard depth <= Self.maxDepth else {

@@ -30,7 +30,7 @@ import Testing
         let code = try EventsGenerator.generate(plan: Self.plan)
         let result = try await Compiler.typecheck(["MetaRouterEvents.swift": code, "Use.swift": Self.calls])
         #expect(result.succeeded, "\(result.output)")
-        #expect(code.contains("case orderId = \"order_id\""), "the wire keeps the plan's names")
+        #expect(code.contains("self.orderId = try PlannedEvents.need(container, \"order_id\")"), "the wire keeps the plan's names")
         #expect(code.contains("static let eventName: Swift.String = \"1st Launch 🚀\""))
     }
 
