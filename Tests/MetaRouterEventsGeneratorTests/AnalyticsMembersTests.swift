@@ -44,8 +44,8 @@ import Testing
 @Suite struct PlanShapesAgreementTests {
     static let refused = [
         "[]", "{}", #"{"foo": 1}"#, #"{"rules": 5}"#, #"{"events": []}"#, #"{"tracking_plan": {"display_name": "x"}}"#,
-        #"{"events": {"A": {"properties": {"properties": {"x": {"$ref": "#/definitions/missing"}}}}}}"#,
-        #"{"definitions": {"n": {"type": "object", "properties": {"next": {"$ref": "#/definitions/n"}}}}, "events": {"A": {"properties": {"$ref": "#/definitions/n"}}}}"#,
+        ##"{"events": {"A": {"properties": {"properties": {"x": {"$ref": "#/definitions/missing"}}}}}}"##,
+        ##"{"definitions": {"n": {"type": "object", "properties": {"next": {"$ref": "#/definitions/n"}}}}, "events": {"A": {"properties": {"$ref": "#/definitions/n"}}}}"##,
         #"{"events": {"A": {"properties": {"properties": {"x": {"$ref": "https://example.com/s.json"}}}}}}"#,
     ]
 
@@ -61,11 +61,17 @@ import Testing
 
     /// The same plan in both Segment shapes, with a `$ref`, gives the same code and the same checks.
     @Test func bothSegmentShapesGiveTheSameTypes() async throws {
-        let properties = #"{"type": "object", "required": ["sku"], "properties": {"sku": {"type": "string"}, "size": {"$ref": "#/definitions/size"}}}"#
-        let definitions = #""definitions": {"size": {"type": "integer", "enum": [1, 2, 3]}}"#
-        let config = #"{"tracking_plan": {"rules": {"events": [{"name": "Item Added", "rules": {"#+definitions+#", "properties": {"properties": "#+properties+#"}}}], "identify": {"properties": {"traits": {"properties": {"email": {"type": "string"}}}}}}}}"#
-        let publicAPI = #"{"rules": [{"key": "Item Added", "type": "TRACK", "version": 1, "jsonSchema": {"properties": {}}}, {"key": "Item Added", "type": "TRACK", "version": 2, "jsonSchema": {"#+definitions+#", "properties": {"properties": "#+properties+#"}}}, {"type": "IDENTIFY", "version": 1, "jsonSchema": {"properties": {"traits": {"properties": {"email": {"type": "string"}}}}}}]}"#
-        let typewriter = #"{"rules": [{"key": "Item Added", "type": "TRACK", "version": 1, "jsonSchema": {"#+definitions+#", "eventMetadata": {"name": "Item Added", "type": "TRACK"}, "type": "object", "required": ["sku"], "properties": {"sku": {"type": "string"}, "size": {"$ref": "#/definitions/size"}}}}]}"#
+        let properties = ##"{"type": "object", "required": ["sku"], "properties": {"sku": {"type": "string"}, "size": {"$ref": "#/definitions/size"}}}"##
+        let definitions = ##""definitions": {"size": {"type": "integer", "enum": [1, 2, 3]}}"##
+        let traits = ##"{"properties": {"traits": {"properties": {"email": {"type": "string"}}}}}"##
+        let config = ##"{"tracking_plan": {"rules": {"events": [{"name": "Item Added", "rules": {"##
+            + definitions + ##", "properties": {"properties": "## + properties + ##"}}}], "identify": "## + traits + "}}}"
+        let publicAPI = ##"{"rules": [{"key": "Item Added", "type": "TRACK", "version": 1, "jsonSchema": {"properties": {}}}, "##
+            + ##"{"key": "Item Added", "type": "TRACK", "version": 2, "jsonSchema": {"## + definitions + ##", "properties": {"properties": "##
+            + properties + ##"}}}, {"type": "IDENTIFY", "version": 1, "jsonSchema": "## + traits + "}]}"
+        let typewriter = ##"{"rules": [{"key": "Item Added", "type": "TRACK", "version": 1, "jsonSchema": {"## + definitions
+            + ##", "eventMetadata": {"name": "Item Added", "type": "TRACK"}, "type": "object", "required": ["sku"], "##
+            + ##""properties": {"sku": {"type": "string"}, "size": {"$ref": "#/definitions/size"}}}}]}"##
         for plan in [config, publicAPI, typewriter] {
             let code = try EventsGenerator.generate(plan: plan)
             #expect(code.contains("struct ItemAdded: PlannedEvents.Event"), "\(plan)")
