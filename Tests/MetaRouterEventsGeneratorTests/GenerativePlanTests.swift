@@ -49,11 +49,12 @@ import Testing
         var values: [[String: Any]] = []
         for (name, event) in (plan["events"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
             let schema = (event as? [String: Any])?["properties"] as? [String: Any] ?? [:]
-            for _ in 0..<perType { values.append(["kind": "track", "name": name, "value": space.value(schema)]) }
+            // An event's properties are an object, whatever its schema leaves open.
+            for _ in 0..<perType { values.append(["kind": "track", "name": name, "value": space.value(schema) as? [String: Any] ?? [:]]) }
         }
         for kind in ["identify", "group"] {
             guard let schema = (plan[kind] as? [String: Any])?["traits"] as? [String: Any] else { continue }
-            for _ in 0..<perType { values.append(["kind": kind, "name": kind, "value": space.value(schema)]) }
+            for _ in 0..<perType { values.append(["kind": kind, "name": kind, "value": space.value(schema) as? [String: Any] ?? [:]]) }
         }
 
         let directory = try TemporaryDirectory()
