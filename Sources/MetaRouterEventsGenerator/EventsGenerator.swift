@@ -118,12 +118,18 @@ public enum EventsGenerator {
     ]
 
     /// Each planned event with its type's and its method's Swift names, told apart by their
-    /// place in the plan when they come out the same (a warning says so).
+    /// place in the plan when they come out the same (a warning says so). An event with a blank
+    /// name, which `track` never sends, gets none (a warning says so too).
     static func names(of schemas: PlanDocument, warnings: inout [String]) -> [(entry: PlanDocument.Entry, typeName: String, method: String)] {
         var named: [(PlanDocument.Entry, String, String)] = []
         var typeNames = NameTable(scope: "events", kind: "type")
         var methods = NameTable(scope: "events", kind: "method on Analytics")
         for entry in schemas.events {
+            // `track` ignores a blank name (`missing_event_name`), so a type for it could never be sent.
+            guard !entry.name.isBlank else {
+                warnings.append("events: \(SwiftNames.literal(entry.name)) is blank, and `track` sends no event with a blank name; no type is generated for it")
+                continue
+            }
             let typeName = typeNames.claim(SwiftNames.type(entry.name, fallback: "UnnamedEvent"), for: entry.name, warnings: &warnings)
             var method = SwiftNames.member(entry.name, fallback: "unnamedEvent")
             if analyticsMembers.contains(method) { method += "Event" }

@@ -47,7 +47,8 @@ import Testing
         // Values of every event and of the traits, as the plan accepts them.
         let perType = Self.setting("METAROUTER_GENERATIVE_VALUES", 10)
         var values: [[String: Any]] = []
-        for (name, event) in (plan["events"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
+        // A blank name gets no type (`track` never sends one); the device's plan keeps it.
+        for (name, event) in (plan["events"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) where !name.isBlank {
             let schema = (event as? [String: Any])?["properties"] as? [String: Any] ?? [:]
             // An event's properties are an object, whatever its schema leaves open.
             for _ in 0..<perType { values.append(["kind": "track", "name": name, "value": space.value(schema) as? [String: Any] ?? [:]]) }
