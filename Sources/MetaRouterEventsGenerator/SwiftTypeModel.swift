@@ -110,7 +110,7 @@ final class SwiftTypeMapper {
         let swiftNames = ordered.map { names.claim(SwiftNames.member($0, fallback: "property"), for: $0, warnings: &warnings) }
         // A nested type takes a name no property has (they differ only for names starting
         // with a digit: `_1st`).
-        var typeNames = NameTable(scope: scope, kind: "nested type", reserved: Dictionary(uniqueKeysWithValues: swiftNames.map { ($0, "") }))
+        var typeNames = NameTable(scope: scope, kind: "nested type", reserved: Dictionary(uniqueKeysWithValues: zip(swiftNames, ordered)))
         var properties: [PropertyModel] = []
         for (wireName, swiftName) in zip(ordered, swiftNames) {
             guard let member = declared[wireName] else {

@@ -119,8 +119,8 @@ import Testing
 
 /// Every schema group of the JSON Schema draft 7 suite that the on-device plan supports (the
 /// 87 in `MetaRouterPluginTests/Fixtures`) becomes a property of a planned event. Each gives a
-/// type, or — where the suite's property names collide in Swift ("foo\tbar", "foo\nbar") — one
-/// message naming the entry; the code for all the others together compiles.
+/// type (property names that collide in Swift, "foo\tbar" and "foo\nbar", are told apart with a
+/// warning), or one message naming the entry; the code for all of them together compiles.
 @Suite struct SchemaSuiteCodegenTests {
     @Test func everySupportedSuiteSchemaBecomesATypeThatCompiles() async throws {
         let fixture = Compiler.root.appendingPathComponent("Tests/MetaRouterPluginTests/Fixtures/jsonschema_suite_draft7.json")
