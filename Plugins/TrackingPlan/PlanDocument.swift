@@ -2,9 +2,19 @@ import MetaRouterCore
 
 /// A tracking plan file as written, before its schemas are compiled: each planned event's
 /// properties schema and the identify and group traits schemas, as JSON, with where each is in
-/// the file. Both formats read here: this SDK's own (`events` by name, `identify.traits`,
-/// `group.traits`, `unplanned`) and a Segment Protocols export (`rules.events[]`, bare or under
-/// `tracking_plan`). ``TrackingPlan`` compiles it; the typed-event generator writes Swift from it.
+/// the file, and every `$ref` within the plan resolved (``SchemaReferences``). ``TrackingPlan``
+/// compiles it; the typed-event generator writes Swift from it, so both read the same plans
+/// the same way. Three shapes are read, and any other document is refused:
+///
+/// - this SDK's own: `events` by name, `identify.traits`, `group.traits`, `unplanned`;
+/// - Segment's Config API export: `rules.events[]` (each a `name` and a `rules` schema of the
+///   whole event, whose `properties.properties` is taken), `rules.identify` /
+///   `rules.group` (`properties.traits`), bare or under `tracking_plan`;
+/// - Segment's Public API rules: `rules[]` (bare, under `tracking_plan` or `data`), each a
+///   `key`, a `type` (`TRACK`, `IDENTIFY`, `GROUP`; others are not enforced) and a
+///   `jsonSchema` of the whole event — or, as typewriter writes its `plan.json`, the
+///   properties schema itself with `jsonSchema.eventMetadata` `{ name, type }`. Of several
+///   versions of a rule the highest is read.
 package struct PlanDocument: Sendable {
     /// One schema of the plan.
     package struct Entry: Sendable {
@@ -16,6 +26,11 @@ package struct PlanDocument: Sendable {
         package let schema: JSON
         package let description: String?
     }
+
+    /// The shapes read, for the message refusing any other document.
+    static let shapes = "this SDK's (`events` by name, `identify.traits`, `group.traits`), Segment's Config API export "
+        + "(`rules.events[]`, bare or under `tracking_plan`) and Segment's Public API rules (`rules[]` of `{ key, type, jsonSchema }`, "
+        + "with or without typewriter's `jsonSchema.eventMetadata`)"
 
     /// The planned events, in the file's order (our format's, by name).
     package var events: [Entry] = []
@@ -30,27 +45,111 @@ package struct PlanDocument: Sendable {
         guard text.utf8.count <= 16 << 20 else { throw TrackingPlan.LoadError(description: "the plan is larger than 16 MB") }
         let root: JSON
         do { root = try JSONParser.parse(text) } catch { throw TrackingPlan.LoadError(description: "the plan is not JSON: \(error)") }
-        let segment = root["tracking_plan"] ?? root
+        guard let object = root.objectValue else { throw Self.unknownShape("it is not a JSON object") }
+        let segment = object["tracking_plan"] ?? object["data"] ?? root
         if let rules = segment["rules"]?.objectValue {
-            for (index, event) in (rules["events"]?.arrayValue ?? []).enumerated() {
-                guard let name = event["name"]?.stringValue else { throw TrackingPlan.LoadError(description: "rules/events/\(index) has no name") }
-                events.append(Entry(
-                    name: name, place: "rules/events/\(index)/rules/properties/properties", schema: event["rules"]?["properties"]?["properties"] ?? .bool(true),
-                    description: event["description"]?.stringValue))
-            }
-            identifyTraits = rules["identify"]?["properties"]?["traits"].map { Entry(name: "identify", place: "rules/identify", schema: $0, description: nil) }
-            groupTraits = rules["group"]?["properties"]?["traits"].map { Entry(name: "group", place: "rules/group", schema: $0, description: nil) }
-            unplanned = "report"
+            try readConfigExport(rules)
+        } else if let rules = segment["rules"]?.arrayValue {
+            try readPublicRules(rules)
+        } else if segment["rules"] != nil || object["tracking_plan"] != nil {
+            throw Self.unknownShape("its `rules` is neither an object with `events` nor an array of rules")
         } else {
-            guard let object = root.objectValue else { throw TrackingPlan.LoadError(description: "the plan is not a JSON object") }
-            for (name, event) in (object["events"]?.objectValue ?? [:]).sortedByKey() {
-                events.append(Entry(
-                    name: name, place: "events/\(name)/properties", schema: event["properties"] ?? .bool(true),
-                    description: event["description"]?.stringValue ?? event["properties"]?["description"]?.stringValue))
-            }
-            identifyTraits = object["identify"]?["traits"].map { Entry(name: "identify", place: "identify/traits", schema: $0, description: nil) }
-            groupTraits = object["group"]?["traits"].map { Entry(name: "group", place: "group/traits", schema: $0, description: nil) }
-            unplanned = object["unplanned"]?.stringValue ?? "allow"
+            try readOwn(object, root: root)
         }
+    }
+
+    private static func unknownShape(_ why: String) -> TrackingPlan.LoadError {
+        TrackingPlan.LoadError(description: "the plan is not one of the shapes read (\(why)); the shapes read are \(shapes)")
+    }
+
+    private mutating func readOwn(_ object: [String: JSON], root: JSON) throws(TrackingPlan.LoadError) {
+        guard ["events", "identify", "group", "unplanned"].contains(where: { object[$0] != nil }) else {
+            throw Self.unknownShape("it has none of `events`, `identify`, `group`, `unplanned` or `rules`")
+        }
+        if let listed = object["events"], listed.objectValue == nil { throw Self.unknownShape("its `events` is not an object by event name") }
+        for (name, event) in (object["events"]?.objectValue ?? [:]).sortedByKey() {
+            let place = "events/\(name)/properties"
+            events.append(Entry(
+                name: name, place: place, schema: try SchemaReferences.resolve(event["properties"] ?? .bool(true), root: root, place: place),
+                description: event["description"]?.stringValue ?? event["properties"]?["description"]?.stringValue))
+        }
+        identifyTraits = try object["identify"]?["traits"].map { schema throws(TrackingPlan.LoadError) in
+            Entry(name: "identify", place: "identify/traits", schema: try SchemaReferences.resolve(schema, root: root, place: "identify/traits"), description: nil)
+        }
+        groupTraits = try object["group"]?["traits"].map { schema throws(TrackingPlan.LoadError) in
+            Entry(name: "group", place: "group/traits", schema: try SchemaReferences.resolve(schema, root: root, place: "group/traits"), description: nil)
+        }
+        unplanned = object["unplanned"]?.stringValue ?? "allow"
+    }
+
+    private mutating func readConfigExport(_ rules: [String: JSON]) throws(TrackingPlan.LoadError) {
+        guard rules["events"] != nil || rules["identify"] != nil || rules["group"] != nil else {
+            throw Self.unknownShape("its `rules` object has none of `events`, `identify`, `group`")
+        }
+        if let listed = rules["events"], listed.arrayValue == nil { throw Self.unknownShape("its `rules.events` is not an array") }
+        for (index, event) in (rules["events"]?.arrayValue ?? []).enumerated() {
+            guard let name = event["name"]?.stringValue else { throw TrackingPlan.LoadError(description: "rules/events/\(index) has no name") }
+            let place = "rules/events/\(index)/rules/properties/properties"
+            let document = event["rules"] ?? .bool(true)
+            events.append(Entry(
+                name: name, place: place,
+                schema: try SchemaReferences.resolve(document["properties"]?["properties"] ?? .bool(true), root: document, place: place),
+                description: event["description"]?.stringValue))
+        }
+        for (key, place) in [("identify", "rules/identify"), ("group", "rules/group")] {
+            guard let document = rules[key], let traits = document["properties"]?["traits"] else { continue }
+            let entry = Entry(name: key, place: place, schema: try SchemaReferences.resolve(traits, root: document, place: place), description: nil)
+            if key == "identify" { identifyTraits = entry } else { groupTraits = entry }
+        }
+        unplanned = "report"
+    }
+
+    private mutating func readPublicRules(_ rules: [JSON]) throws(TrackingPlan.LoadError) {
+        // The highest version of each rule, in the order the rules first appear.
+        var chosen: [String: (index: Int, version: Double)] = [:]
+        var order: [String] = []
+        for (index, rule) in rules.enumerated() {
+            guard rule.objectValue != nil, let document = rule["jsonSchema"] ?? rule["json_schema"] else {
+                throw TrackingPlan.LoadError(description: "rules/\(index) has no `jsonSchema`")
+            }
+            let metadata = document["eventMetadata"]
+            let type = (metadata?["type"] ?? rule["type"])?.stringValue?.uppercased() ?? "TRACK"
+            let name = (metadata?["name"] ?? rule["key"])?.stringValue ?? ""
+            guard type != "TRACK" || !name.isEmpty else { throw TrackingPlan.LoadError(description: "rules/\(index) is a TRACK rule without a `key`") }
+            let id = "\(type)\u{0}\(name)"
+            let version = rule["version"]?.doubleValue ?? 0
+            if let previous = chosen[id] {
+                if version > previous.version { chosen[id] = (index, version) }
+            } else {
+                chosen[id] = (index, version)
+                order.append(id)
+            }
+        }
+        for id in order {
+            guard let index = chosen[id]?.index else { continue }
+            let rule = rules[index]
+            let document = rule["jsonSchema"] ?? rule["json_schema"] ?? .bool(true)
+            let metadata = document["eventMetadata"]
+            let type = (metadata?["type"] ?? rule["type"])?.stringValue?.uppercased() ?? "TRACK"
+            let name = (metadata?["name"] ?? rule["key"])?.stringValue ?? ""
+            let member = type == "IDENTIFY" || type == "GROUP" ? "traits" : "properties"
+            let place = "rules/\(index)/jsonSchema" + (metadata == nil ? "/properties/\(member)" : "")
+            // typewriter's plan.json has the properties schema itself; the API's the whole event's.
+            var schema = metadata == nil ? document["properties"]?[member] ?? .bool(true) : document
+            if metadata != nil, case .object(var members) = schema {
+                members["eventMetadata"] = nil
+                schema = .object(members)
+            }
+            let entry = Entry(
+                name: type == "TRACK" ? name : type.lowercased(), place: place,
+                schema: try SchemaReferences.resolve(schema, root: document, place: place), description: rule["description"]?.stringValue)
+            switch type {
+            case "TRACK": events.append(entry)
+            case "IDENTIFY": identifyTraits = entry
+            case "GROUP": groupTraits = entry
+            default: continue
+            }
+        }
+        unplanned = "report"
     }
 }

@@ -4,7 +4,8 @@ import MetaRouterCore
 /// Which events exist and what their properties (and identify / group traits) must look like,
 /// as JSON Schemas, plus what to do with events the plan does not list.
 ///
-/// Two formats load: this SDK's own —
+/// Three shapes load (any other document is refused, with an error naming them): this SDK's
+/// own —
 ///
 /// ```json
 /// { "unplanned": "report",
@@ -12,10 +13,10 @@ import MetaRouterCore
 ///   "identify": { "traits": { … } }, "group": { "traits": { … } } }
 /// ```
 ///
-/// — and a Segment Protocols tracking plan as its APIs export it (`rules.events[]` with a
-/// `name` and a `rules` schema of the whole event, whose `properties.properties` is taken;
-/// `rules.identify` / `rules.group` likewise with `properties.traits`), bare or under
-/// `tracking_plan`.
+/// — Segment's Config API export (`rules.events[]` with a `name` and a `rules` schema of the
+/// whole event, whose `properties.properties` is taken; `rules.identify` / `rules.group`
+/// likewise with `properties.traits`), bare or under `tracking_plan`, and Segment's Public API
+/// rules (`rules[]` of `{ key, type, jsonSchema }`). A `$ref` within the plan is resolved.
 public struct TrackingPlan: Sendable {
     /// What to do with a `track`, `screen` or `page` whose name the plan does not list.
     package enum Unplanned: String, Sendable {
@@ -49,9 +50,9 @@ public struct TrackingPlan: Sendable {
         public var description: String
     }
 
-    /// Loads either format from JSON text (at most 16 MB).
+    /// Loads any of the three shapes from JSON text (at most 16 MB).
     ///
-    /// - Parameter json: The plan: our format or a Segment Protocols export.
+    /// - Parameter json: The plan: our format or a Segment Protocols export (Config or Public API).
     public init(json text: String) throws {
         let document = try PlanDocument(text: text)
         guard let unplanned = Unplanned(rawValue: document.unplanned) else {

@@ -5,16 +5,15 @@ import MetaRouterTrackingPlan
 /// plugin writes at every build and `metarouter plan codegen` writes for teams that check code
 /// in. See `Docs/TypedEvents.md` for the mapping and the naming rules.
 public enum EventsGenerator {
-    /// Methods of `Analytics` a planned event's method may not take: it would clash with them.
-    private static let analyticsMembers: Set<String> = [
-        "track", "identify", "group", "screen", "page", "alias", "flush", "flushAndWait", "reset", "resetAndWait", "shutdown",
-        "forget", "process", "perform", "performAndWait", "add", "remove", "startSession", "endSession", "setTracing",
-        "setLogLevel", "enableDebugLogging", "getDebugInfo", "getAnonymousId", "setAdvertisingId", "clearAdvertisingId",
-        "recordOpenedURL", "emit", "captureError", "addBreadcrumb", "setConsent", "setScrubPII", "setTrackingPlan",
-        "registerSuperProperty", "registerSuperPropertyOnce", "unregisterSuperProperty", "isEntitled", "entitlements",
-        "refreshEntitlements", "recordPurchase", "replaceRules", "planned", "initialize", "instance",
-        "shared", "capturing",
-    ]
+    /// The generated code of a plan: the files and the warnings for the build.
+    package struct Output: Sendable {
+        /// The first file holds the namespace, the traits types and the calls every plan has;
+        /// each further one a contiguous share of the events (their types, their registration
+        /// and their methods), so the compiler can take the files apart.
+        package var files: [String]
+        /// Names that came out the same and how they were told apart (``NameTable``).
+        package var warnings: [String]
+    }
 
     /// Which planned events a code base calls, which it never calls, and which untyped
     /// `track("…")` names it sends that the plan does not list: what `metarouter plan status`
@@ -28,7 +27,7 @@ public enum EventsGenerator {
     ///   (`track("Order Completed")`); `neverCalled`, the planned events no source calls;
     ///   `unplanned`, the names passed to `track("…")` as a string literal that the plan does
     ///   not list.
-    /// - Throws: ``GenerationError`` when the plan cannot be read or its names collide.
+    /// - Throws: ``GenerationError`` when the plan cannot be read.
     public static func usage(
         plan: String, sources: [String]
     ) throws(GenerationError) -> (called: [String], neverCalled: [String], unplanned: [String]) {
@@ -36,40 +35,68 @@ public enum EventsGenerator {
         return (usage.called, usage.neverCalled, usage.unplanned)
     }
 
-    /// The Swift source for `plan` (our format or a Segment Protocols export).
+    /// The Swift source for `plan` (our format or a Segment Protocols export), as one file.
     ///
     /// - Parameters:
     ///   - plan: The plan file's text.
     ///   - planName: The file's name, for the generated header.
-    /// - Returns: One Swift file: a value type per planned event, the traits types, and typed
-    ///   methods on `Analytics`.
+    /// - Returns: One Swift file: the `PlannedEvents` namespace with a value type per planned
+    ///   event and the traits types, and typed methods on `Analytics`.
     /// - Throws: ``GenerationError`` naming the plan entry that cannot become Swift.
     public static func generate(plan: String, planName: String = "tracking-plan.json") throws(GenerationError) -> String {
+        let output = try files(plan: plan, planName: planName, shards: 1)
+        let bodies = output.files.dropFirst().map { $0.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(3).joined(separator: "\n") }
+        return ([output.files[0]] + bodies).joined()
+    }
+
+    /// The Swift source for `plan` as `shards + 1` files, and the build's warnings.
+    package static func files(plan: String, planName: String = "tracking-plan.json", shards: Int) throws(GenerationError) -> Output {
         let schemas = try document(plan)
-        var writer = EventsCodeWriter()
-        writer.header(planName: planName, sha256: SHA256.hex(Array(plan.utf8)))
-        var events: [(model: ObjectModel, name: String, method: String)] = []
-        for (entry, typeName, method) in try names(of: schemas) {
-            let model = try SwiftTypeMapper(place: "\(SwiftNames.literal(entry.name)) (\(entry.place))").object(
-                entry.schema, typeName: typeName, description: entry.description)
-            writer.structure(model, eventName: entry.name, place: entry.place)
-            events.append((model, entry.name, method))
+        var warnings: [String] = []
+        var events: [NamedEvent] = []
+        let named = names(of: schemas, warnings: &warnings)
+        // The namespace's names: the events' types first, then the nested types' flat names.
+        var namespace = NameTable(scope: "the namespace", kind: "type")
+        for (entry, typeName, _) in named { _ = namespace.claim(typeName, for: entry.name, warnings: &warnings) }
+        for typeName in ["IdentifyTraits", "GroupTraits"] { _ = namespace.claim(typeName, for: typeName, warnings: &warnings) }
+        let mapper = SwiftTypeMapper(namespace: namespace)
+        for (entry, typeName, method) in named {
+            mapper.place = "\(SwiftNames.literal(entry.name)) (\(entry.place))"
+            let model = try mapper.object(entry.schema, typeName: typeName, description: entry.description)
+            events.append(NamedEvent(model: model, name: entry.name, method: method))
         }
-        var identify: ObjectModel?
-        if let entry = schemas.identifyTraits {
-            identify = try SwiftTypeMapper(place: entry.place).object(
-                entry.schema, typeName: "IdentifyTraits", description: "The traits of `identify` calls, as the tracking plan defines them.")
+        var traits: [String: ObjectModel] = [:]
+        for (key, entry, typeName) in [("identify", schemas.identifyTraits, "IdentifyTraits"), ("group", schemas.groupTraits, "GroupTraits")] {
+            guard let entry else { continue }
+            mapper.place = entry.place
+            traits[key] = try mapper.object(entry.schema, typeName: typeName, description: "The traits of `\(key)` calls, as the tracking plan defines them.")
         }
-        var group: ObjectModel?
-        if let entry = schemas.groupTraits {
-            group = try SwiftTypeMapper(place: entry.place).object(
-                entry.schema, typeName: "GroupTraits", description: "The traits of `group` calls, as the tracking plan defines them.")
+        warnings += mapper.warnings
+        let count = max(1, shards)
+        var main = CodeLines()
+        main.header(planName: planName)
+        main.namespace(planName: planName, sha256: SHA256.hex(Array(plan.utf8)), shards: count)
+        for (key, place) in [("identify", "identify traits"), ("group", "group traits")] {
+            if let model = traits[key] { main.structure(model, eventName: nil, place: place) }
         }
-        if let identify { writer.structure(identify, eventName: nil, place: "identify traits") }
-        if let group { writer.structure(group, eventName: nil, place: "group traits") }
-        writer.registry(events)
-        writer.analyticsExtension(events: events, identify: identify, group: group)
-        return writer.lines.joined(separator: "\n") + "\n"
+        main.closeNamespace()
+        main.commonCalls(identify: traits["identify"], group: traits["group"])
+        var files = [main.text]
+        for shard in 0..<count {
+            let share = events[events.count * shard / count..<events.count * (shard + 1) / count]
+            var file = CodeLines()
+            file.header(planName: planName)
+            file.line()
+            file.line("extension PlannedEvents {")
+            file.indent += 1
+            for event in share { file.structure(event.model, eventName: event.name, place: "") }
+            file.registration(Array(share), shard: shard)
+            file.indent -= 1
+            file.line("}")
+            file.eventMethods(Array(share))
+            files.append(file.text)
+        }
+        return Output(files: files, warnings: warnings)
     }
 
     /// The plan file read as the SDK reads it (``PlanDocument``).
@@ -77,25 +104,36 @@ public enum EventsGenerator {
         do { return try PlanDocument(text: plan) } catch { throw GenerationError(error.description) }
     }
 
-    /// Each planned event with its type's and its method's Swift names; a collision is an
-    /// error naming both plan entries.
-    static func names(of schemas: PlanDocument) throws(GenerationError) -> [(entry: PlanDocument.Entry, typeName: String, method: String)] {
+    /// Methods and properties of `Analytics` (the facade, with its extensions in the modules an
+    /// app imports through `MetaRouter`, and `MetaRouterTesting`'s `capturing`) a planned
+    /// event's method may not take: `Event` is appended (`Flush` → `flushEvent()`). A test
+    /// holds this list to the facade's symbol graph.
+    package static let analyticsMembers: Set<String> = [
+        "add", "addBreadcrumb", "alias", "captureError", "capturing", "clearAdvertisingId", "client", "emit", "enableDebugLogging",
+        "endSession", "entitlementChanges", "entitlements", "flush", "flushAndWait", "forget", "getAnonymousId", "getDebugInfo",
+        "group", "identify", "initialize", "initializeAndWait", "instance", "isEntitled", "page", "perform", "performAndWait",
+        "process", "recordOpenedURL", "recordPurchase", "refreshEntitlements", "registerSuperProperty", "registerSuperPropertyOnce",
+        "remove", "replaceRules", "reset", "resetAndWait", "screen", "setAdvertisingId", "setConsent", "setLogLevel", "setScrubPII",
+        "setTracing", "setTrackingPlan", "shared", "shutdown", "shutdownAll", "startSession", "track", "unregisterSuperProperty",
+    ]
+
+    /// Each planned event with its type's and its method's Swift names, told apart by their
+    /// place in the plan when they come out the same (a warning says so). An event with a blank
+    /// name, which `track` never sends, gets none (a warning says so too).
+    static func names(of schemas: PlanDocument, warnings: inout [String]) -> [(entry: PlanDocument.Entry, typeName: String, method: String)] {
         var named: [(PlanDocument.Entry, String, String)] = []
-        var typeNames: [String: String] = ["IdentifyTraits": "identify traits", "GroupTraits": "group traits"]
-        var methods: [String: String] = [:]
+        var typeNames = NameTable(scope: "events", kind: "type")
+        var methods = NameTable(scope: "events", kind: "method on Analytics")
         for entry in schemas.events {
-            let typeName = SwiftNames.type(entry.name, fallback: "UnnamedEvent")
-            if let other = typeNames[typeName] {
-                throw GenerationError("events \(SwiftNames.literal(other)) and \(SwiftNames.literal(entry.name)) both become the type `\(typeName)`; rename one in the plan")
+            // `track` ignores a blank name (`missing_event_name`), so a type for it could never be sent.
+            guard !entry.name.isBlank else {
+                warnings.append("events: \(SwiftNames.literal(entry.name)) is blank, and `track` sends no event with a blank name; no type is generated for it")
+                continue
             }
-            typeNames[typeName] = entry.name
+            let typeName = typeNames.claim(SwiftNames.type(entry.name, fallback: "UnnamedEvent"), for: entry.name, warnings: &warnings)
             var method = SwiftNames.member(entry.name, fallback: "unnamedEvent")
-            if analyticsMembers.contains(method) || method == typeName || typeNames[method] != nil { method += "Event" }
-            if let other = methods[method] {
-                throw GenerationError("events \(SwiftNames.literal(other)) and \(SwiftNames.literal(entry.name)) both become the method `\(method)`; rename one in the plan")
-            }
-            methods[method] = entry.name
-            named.append((entry, typeName, method))
+            if analyticsMembers.contains(method) { method += "Event" }
+            named.append((entry, typeName, methods.claim(method, for: entry.name, warnings: &warnings)))
         }
         return named
     }

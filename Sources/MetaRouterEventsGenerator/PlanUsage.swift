@@ -15,9 +15,10 @@ package struct PlanUsage: Sendable, Equatable {
     /// - Parameters:
     ///   - plan: The plan file's text (our format or a Segment Protocols export).
     ///   - sources: The text of each Swift file to read.
-    /// - Throws: ``GenerationError`` when the plan cannot be read or its names collide.
+    /// - Throws: ``GenerationError`` when the plan cannot be read.
     package init(plan: String, sources: [String]) throws(GenerationError) {
-        let named = try EventsGenerator.names(of: EventsGenerator.document(plan))
+        var warnings: [String] = []
+        let named = EventsGenerator.names(of: try EventsGenerator.document(plan), warnings: &warnings)
         let planned = Set(named.map(\.entry.name))
         let tracked = Set(sources.flatMap(Self.trackedNames(in:)))
         var called: [String] = []

@@ -2,25 +2,38 @@ import MetaRouterCore
 
 /// Swift names for a plan's names, which may hold spaces, punctuation, leading digits, emoji or
 /// Swift keywords. The same plan always gives the same names; the wire keeps the plan's.
+///
+/// Every generated type lives inside the `PlannedEvents` namespace and every type the generated
+/// code names is written with its module (`Swift.String`, `Foundation.Date`, `MetaRouter.JSON`),
+/// so a planned name can hide none of Swift's, Foundation's, SwiftUI's, the SDK's or the app's.
+/// What is left to reserve is the few names the namespace itself uses and those Swift gives a
+/// meaning inside a type (``reservedTypes``, ``reservedMembers``).
 enum SwiftNames {
-    private static let keywords: Set<String> = [
-        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout", "internal",
-        "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows", "static", "struct",
-        "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do", "else",
-        "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where", "while", "Any", "as",
-        "await", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try", "async", "consuming", "borrowing",
-        "package", "some", "any",
+    /// Every keyword of Swift 6 (declarations, statements, expressions and types, the contextual
+    /// ones a member may not take unescaped too): spelled in backticks where they are names.
+    static let keywords: Set<String> = [
+        "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension", "fileprivate", "func", "import",
+        "init", "inout", "internal", "let", "nonisolated", "open", "operator", "package", "precedencegroup", "private",
+        "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var", "break", "case", "catch",
+        "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw",
+        "switch", "where", "while", "Any", "as", "await", "false", "is", "nil", "self", "Self", "super", "throws", "true",
+        "try", "async", "some", "any", "Type", "Protocol", "_",
     ]
-    /// Names a generated member may not take: they are the generated code's own.
-    /// `inout`, `var` and `let` too (no spelling of them works both as a parameter and as a
-    /// label), and `self`, which a parameter would shadow in the initializer.
-    private static let reservedMembers: Set<String> = [
-        "eventName", "options", "encode", "CodingKeys", "Type", "Protocol", "init", "inout", "var", "let", "self", "Self",
+    /// Names a generated member may not take, even in backticks: the generated code's own
+    /// (`eventName`, `options`, the coding keys), what `Codable`, `Hashable` and the
+    /// initializer give every type (`encode`, `hash`, `hashValue`, `init`), and `inout`, `var`,
+    /// `let`, `self`, `Self`, `Type`, `Protocol` (no spelling of them works both as a parameter
+    /// and as a label, or after a dot).
+    static let reservedMembers: Set<String> = [
+        "eventName", "options", "encode", "hash", "hashValue", "CodingKeys", "Type", "Protocol", "init", "inout", "var", "let",
+        "self", "Self", "deinit", "subscript", "_",
     ]
-    /// Type names a generated type may not take: they would hide the types the code uses.
-    private static let reservedTypes: Set<String> = [
-        "Analytics", "EventOptions", "JSON", "String", "Int", "Double", "Bool", "Date", "Array", "Dictionary", "Optional",
-        "Encodable", "Encoder", "Sendable", "CodingKey", "TrackingPlanInfo", "IdentifyTraits", "GroupTraits", "Foundation", "MetaRouter",
+    /// Type names a generated type may not take (a trailing `_` is added): the namespace and
+    /// its protocols and key type, the traits types, the modules the code names types through, the coding
+    /// keys every struct has, and Swift's keywords (`Type`, `Protocol`, `Self`, `Any`, …).
+    static let reservedTypes: Set<String> = [
+        "PlannedEvents", "Event", "Value", "Key", "IdentifyTraits", "GroupTraits", "CodingKeys", "Swift", "Foundation", "MetaRouter",
+        "MetaRouterCore", "Type", "Protocol", "Self", "Any",
     ]
 
     /// The words of `name`: runs of ASCII letters and digits, split at case changes too.
@@ -63,6 +76,7 @@ enum SwiftNames {
 
     /// `text` as a Swift string literal.
     static func literal(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) { return "\"\(text)\"" }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -14,22 +14,24 @@ import Testing
         import MetaRouter
         func use(_ analytics: Analytics) {
             analytics.orderCompleted(orderId: "o-1", total: 19.99, currency: .eur, items: [.init(sku: "A", quantity: 2)], placedAt: Date())
-            analytics.track(OrderCompleted(orderId: "o-2", total: 5, class: true, coupon: nil, extra: ["any": [1, "two"]]))
-            analytics.identify("u1", traits: IdentifyTraits(email: "a@example.com", age: 30))
-            analytics.group("g1", traits: GroupTraits(name: "Acme"))
+            analytics.track(PlannedEvents.OrderCompleted(orderId: "o-2", total: 5, class: true, coupon: nil, extra: ["any": [1, "two"]]))
+            analytics.identify("u1", traits: PlannedEvents.IdentifyTraits(email: "a@example.com", age: 30))
+            analytics.group("g1", traits: PlannedEvents.GroupTraits(name: "Acme"))
             analytics.flushEvent()
-            analytics._1stLaunchEvent()
+            analytics._1stLaunch()
             analytics.signedUp(plan: .free)
-            _ = TrackingPlanInfo.sha256
+            _ = PlannedEvents.sha256
         }
+        /// The app's own names stay its own: planned types live in `PlannedEvents`.
+        struct AppError: Error {}
         """
 
     @Test func thePlanBecomesSwiftThatCompiles() async throws {
         let code = try EventsGenerator.generate(plan: Self.plan)
         let result = try await Compiler.typecheck(["MetaRouterEvents.swift": code, "Use.swift": Self.calls])
         #expect(result.succeeded, "\(result.output)")
-        #expect(code.contains("case orderId = \"order_id\""), "the wire keeps the plan's names")
-        #expect(code.contains("static let eventName = \"1st Launch 🚀\""))
+        #expect(code.contains("self.orderId = try PlannedEvents.need(container, \"order_id\")"), "the wire keeps the plan's names")
+        #expect(code.contains("static let eventName: Swift.String = \"1st Launch 🚀\""))
     }
 
     @Test func generationIsDeterministic() throws {
@@ -42,7 +44,7 @@ import Testing
         ("analytics.orderCompleted(total: 1)", "orderId", "missing argument"),
         ("analytics.orderCompleted(orderId: 5, total: 1)", "orderId: 5", "expected argument type 'String'"),
         ("analytics.orderCompleted(orderId: \"x\", total: 1, currency: .jpy)", "currency: .jpy", "has no member 'jpy'"),
-        ("analytics.track(OrderCompleted(orderId: \"x\", total: \"free\"))", "total: \"free\"", "expected argument type 'Double'"),
+        ("analytics.track(PlannedEvents.OrderCompleted(orderId: \"x\", total: \"free\"))", "total: \"free\"", "expected argument type 'Double'"),
     ])
     func aWrongCallDoesNotCompile(call: String, property: String, message: String) async throws {
         let code = try EventsGenerator.generate(plan: Self.plan)

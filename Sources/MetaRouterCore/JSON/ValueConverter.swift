@@ -117,7 +117,9 @@ package enum ValueConverter {
             return .array(items)
         case let text as String: return .string(text)
         case let flag as Bool: return .bool(flag)
-        case let date as Date: return .string(Timestamp.string(from: date))
+        case let date as Date:
+            guard Timestamp.isWritable(date) else { return unwritable(date.timeIntervalSince1970, path.text, &issues) }
+            return .string(Timestamp.string(from: date))
         case let url as URL: return .string(url.absoluteString)
         case let uuid as UUID: return .string(uuid.uuidString.lowercased())
         case let data as Data: return .string(data.base64EncodedString())
@@ -224,6 +226,18 @@ package enum ValueConverter {
         return nil
     }
 
+    /// A date the wire's timestamps cannot carry is left out and reported, never moved into range.
+    private static func unwritable(_ seconds: Double, _ path: String, _ issues: inout [ConversionIssue]) -> JSON? {
+        issues.append(ConversionIssue(
+            keyPath: path, reason: "date \(seconds) s since 1970 is outside years 0000–9999, which an ISO 8601 timestamp on the wire cannot carry"))
+        return nil
+    }
+
+    /// What `encode` writes for a value JSON cannot carry (NaN, an infinity, a date outside years
+    /// 0000–9999), so the walk after it drops that value alone and names it: a prefix of private-use
+    /// characters no text an app sends starts with.
+    private static let unsendable = "\u{10FFFD}\u{E000}metarouter-unsendable:"
+
     private static func tooDeep(_ path: String, _ issues: inout [ConversionIssue]) -> JSON? {
         issues.append(ConversionIssue(keyPath: path, reason: "nested deeper than \(maximumDepth) levels", code: .propertiesTooDeep))
         return nil
@@ -248,6 +262,10 @@ package enum ValueConverter {
             return .array(kept)
         case .double(let number) where !number.isFinite:
             return nonFinite(ValuePath(path), &issues)
+        case .string(let text) where text.hasPrefix(unsendable):
+            let what = text.dropFirst(unsendable.count)
+            if what.hasPrefix("date:") { return unwritable(Double(what.dropFirst(5)) ?? .nan, path, &issues) }
+            return nonFinite(ValuePath(path), &issues)
         default:
             return value
         }
@@ -257,9 +275,12 @@ package enum ValueConverter {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(from: date))
+            try container.encode(Timestamp.isWritable(date) ? Timestamp.string(from: date) : "\(unsendable)date:\(date.timeIntervalSince1970)")
         }
-        encoder.nonConformingFloatEncodingStrategy = .throw
+        // NaN and the infinities become a marked string, dropped alone by `limitDepth` with the
+        // reason, rather than failing the whole value (which the plan would call "missing").
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: unsendable + "number", negativeInfinity: unsendable + "number", nan: unsendable + "number")
         do {
             let data = try encoder.encode(value)
             return try JSONParser.parse(data)

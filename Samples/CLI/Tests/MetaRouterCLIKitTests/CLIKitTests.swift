@@ -161,7 +161,7 @@ import Testing
             .write(to: plan, atomically: true, encoding: .utf8)
         let sources = directory.appendingPathComponent("Sources/App", isDirectory: true)
         let written = try PlanCodegen.write(plan: plan, to: sources.appendingPathComponent("Generated"))
-        #expect(try String(contentsOf: written, encoding: .utf8).contains("struct OrderCompleted: Codable, Sendable, Hashable"))
+        #expect(try String(contentsOf: written, encoding: .utf8).contains("struct OrderCompleted: PlannedEvents.Event"))
         try "func checkout(_ analytics: Analytics) {\n    analytics.orderCompleted(orderId: \"o-1\")\n    analytics.track(\"Legacy Event\")\n}\n"
             .write(to: sources.appendingPathComponent("Checkout.swift"), atomically: true, encoding: .utf8)
         // A hidden build directory is not read.

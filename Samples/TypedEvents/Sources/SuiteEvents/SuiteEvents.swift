@@ -9,7 +9,7 @@ import MetaRouter
 /// `"foo\nbar"`, …) collide in Swift and the generator refuses it.
 public enum SuiteEvents {
     /// The planned types, by event name.
-    public static var types: [String: any (Codable & Sendable).Type] { PlannedEvents.types }
+    public static var types: [String: any (Codable & Sendable).Type] { PlannedEvents.types.mapValues { $0 } }
 
     /// The plan, to enforce on the device.
     public static func trackingPlan() throws -> TrackingPlan {

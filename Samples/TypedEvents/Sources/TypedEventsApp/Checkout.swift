@@ -33,5 +33,5 @@ public struct Checkout: Sendable {
     }
 
     /// The SHA-256 of the plan the code was generated from.
-    public static var planHash: String { TrackingPlanInfo.sha256 }
+    public static var planHash: String { PlannedEvents.sha256 }
 }

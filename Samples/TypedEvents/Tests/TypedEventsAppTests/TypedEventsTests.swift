@@ -49,16 +49,16 @@ import Testing
         let perEvent = 1_000
         for index in 0..<perEvent {
             let items = (0..<random.int(1...4)).map { _ in
-                OrderCompleted.ItemsItem(sku: random.text(1...12), quantity: random.int(1...99), gift: random.maybe { $0.bool() })
+                PlannedEvents.OrderCompleted.ItemsItem(sku: random.text(1...12), quantity: random.int(1...99), gift: random.maybe { $0.bool() })
             }
             analytics.orderCompleted(
-                orderId: random.text(1...64), total: random.double(upTo: 10_000), currency: random.pick(OrderCompleted.Currency.self),
+                orderId: random.text(1...64), total: random.double(upTo: 10_000), currency: random.pick(PlannedEvents.OrderCompleted.Currency.self),
                 items: items, coupon: random.maybe { $0.text(0...32) }, placedAt: random.maybe { _ in Date(timeIntervalSince1970: Double(index) * 977) })
-            analytics.track(ProductViewed(
-                productId: random.text(1...20), category: random.maybe { $0.pick(ProductViewed.Category.self) }, price: random.maybe { $0.double(upTo: 500) }))
-            analytics.signedUp(method: random.pick(SignedUp.Method.self), referralCode: random.maybe { $0.text(0...16) })
-            analytics.identify("user-\(index)", traits: IdentifyTraits(email: random.text(3...40), age: random.maybe { $0.int(13...120) }))
-            analytics.group("group-\(index)", traits: GroupTraits(name: random.text(1...30), seats: random.maybe { $0.int(1...500) }))
+            analytics.track(PlannedEvents.ProductViewed(
+                productId: random.text(1...20), category: random.maybe { $0.pick(PlannedEvents.ProductViewed.Category.self) }, price: random.maybe { $0.double(upTo: 500) }))
+            analytics.signedUp(method: random.pick(PlannedEvents.SignedUp.Method.self), referralCode: random.maybe { $0.text(0...16) })
+            analytics.identify("user-\(index)", traits: PlannedEvents.IdentifyTraits(email: random.text(3...40), age: random.maybe { $0.int(13...120) }))
+            analytics.group("group-\(index)", traits: PlannedEvents.GroupTraits(name: random.text(1...30), seats: random.maybe { $0.int(1...500) }))
         }
         await analytics.performAndWait { _ in }
         let info = await analytics.getDebugInfo()
@@ -68,7 +68,7 @@ import Testing
         #expect(Dictionary(grouping: events.compactMap(\.event), by: { $0 }).mapValues(\.count)
             == ["Order Completed": perEvent, "Product Viewed": perEvent, "Signed Up": perEvent])
         // Every typed call names the plan it was generated from.
-        #expect(events.allSatisfy { $0.context["trackingPlan"]?["sha256"]?.stringValue == TrackingPlanInfo.sha256 })
+        #expect(events.allSatisfy { $0.context["trackingPlan"]?["sha256"]?.stringValue == PlannedEvents.sha256 })
         await analytics.shutdown()
     }
 
