@@ -7,43 +7,13 @@ import Testing
 /// `Application Crashed` event at the next start, with the right signal and the breadcrumbs
 /// left before it; the host's own handler still runs; nothing is installed unless asked for.
 @Suite struct CrashCaptureTests {
-    private struct ChildRun {
-        let lines: [String]
-        let status: Int32
-        let signaled: Bool
-    }
-
     /// Runs the child to its end (or kills it after `killAfter`). The Swift runtime's own
     /// backtracer is turned off in the child: it would only make each crash slower.
-    private func runChild(_ arguments: [String], killAfter: TimeInterval? = nil) async throws -> ChildRun {
-        let process = Process()
-        process.executableURL = CrashChildLocator.url
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let reader = output.fileHandleForReading
-        // The waits run off the cooperative pool (``offThePool(_:)``).
-        return try await offThePool {
-            if let killAfter {
-                Thread.sleep(forTimeInterval: killAfter)
-                kill(process.processIdentifier, SIGKILL)
-            }
-            let data = reader.readDataToEndOfFile()
-            process.waitUntilExit()
-            return ChildRun(
-                lines: String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init),
-                status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal)
-        }
+    private func runChild(_ arguments: [String], killAfter: TimeInterval? = nil) async throws -> TimedChildRun {
+        try await runChildTimed(arguments, killAfter: killAfter, environment: ["SWIFT_BACKTRACE": "enable=no"])
     }
 
-    /// Crashes a child the `kind` way, starts the next one, and returns the crash events the
-    /// collector accepted (and the crashed child's run).
-    private func crashAndReport(_ kind: String, collector: Collector, directory: URL) async throws -> (events: [JSON], crash: ChildRun) {
+    private func crashAndReport(_ kind: String, collector: Collector, directory: URL) async throws -> (events: [JSON], crash: TimedChildRun) {
         let crash = try await runChild(["crash", directory.path, collector.baseURL.absoluteString, kind])
         #expect(crash.lines.contains("armed"), "the child did not get as far as the crash")
         #expect(!crash.lines.contains("survived"))

@@ -40,9 +40,10 @@ import Testing
             case 1: try await collector.script(fallback: ScriptedResponse(status: 200, delay: 0.05))
             default: try await collector.script(fallback: ScriptedResponse(status: 200, delay: 5))
             }
-            let (lines, killedAt) = try await runChildTimed(
+            let run = try await runChildTimed(
                 ["load", directory.url.path, collector.baseURL.absoluteString, String(first)],
                 killAfter: Double.random(in: 0.3...1.2, using: &random))
+            let (lines, killedAt) = (run.lines, run.killedAt)
             let stamped = lines.compactMap { line -> (index: Int, at: UInt64)? in
                 let parts = line.split(separator: " ")
                 guard parts.count == 2, let index = Int(parts[0]), let at = UInt64(parts[1]) else { return nil }

@@ -37,14 +37,24 @@ func runChildProcess(_ arguments: [String]) async throws -> ChildOutput {
     }
 }
 
-/// Runs the child process with `arguments`; once `killAfter` seconds pass, kills it (SIGKILL).
-/// Returns its standard output's lines once it exits, and the monotonic time of the kill. The
-/// child starts on the calling thread; the waits (the kill's delay, its output, its
-/// exit) run off the cooperative pool (``offThePool(_:)``).
-func runChildTimed(_ arguments: [String], killAfter: TimeInterval? = nil) async throws -> (lines: [String], killedAt: UInt64) {
+/// A child run to its end or killed: its standard output's lines, the monotonic time of the
+/// kill (0 when not killed), and how it ended.
+struct TimedChildRun {
+    let lines: [String]
+    let killedAt: UInt64
+    let status: Int32
+    let signaled: Bool
+}
+
+/// Runs the child process with `arguments` (and `environment` over this process's); once
+/// `killAfter` seconds pass, kills it (SIGKILL). Returns once it exits. The child starts on the
+/// calling thread; the waits (the kill's delay, its output, its exit) run off the cooperative
+/// pool (``offThePool(_:)``).
+func runChildTimed(_ arguments: [String], killAfter: TimeInterval? = nil, environment: [String: String] = [:]) async throws -> TimedChildRun {
     let process = Process()
     process.executableURL = CrashChildLocator.url
     process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
@@ -59,6 +69,8 @@ func runChildTimed(_ arguments: [String], killAfter: TimeInterval? = nil) async 
         }
         let data = reader.readDataToEndOfFile()
         process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), killedAt)
+        return TimedChildRun(
+            lines: String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), killedAt: killedAt,
+            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal)
     }
 }
