@@ -106,7 +106,7 @@ package struct PlanDocument: Sendable {
 
     private mutating func readPublicRules(_ rules: [JSON]) throws(TrackingPlan.LoadError) {
         // The highest version of each rule, in the order the rules first appear.
-        var chosen: [String: (index: Int, version: Double)] = [:]
+        var chosen: [String: (index: Int, version: Double, type: String, name: String)] = [:]
         var order: [String] = []
         for (index, rule) in rules.enumerated() {
             guard rule.objectValue != nil, let document = rule["jsonSchema"] ?? rule["json_schema"] else {
@@ -119,19 +119,17 @@ package struct PlanDocument: Sendable {
             let id = "\(type)\u{0}\(name)"
             let version = rule["version"]?.doubleValue ?? 0
             if let previous = chosen[id] {
-                if version > previous.version { chosen[id] = (index, version) }
+                if version > previous.version { chosen[id] = (index, version, type, name) }
             } else {
-                chosen[id] = (index, version)
+                chosen[id] = (index, version, type, name)
                 order.append(id)
             }
         }
         for id in order {
-            guard let index = chosen[id]?.index else { continue }
+            guard let (index, _, type, name) = chosen[id] else { continue }
             let rule = rules[index]
             let document = rule["jsonSchema"] ?? rule["json_schema"] ?? .bool(true)
             let metadata = document["eventMetadata"]
-            let type = (metadata?["type"] ?? rule["type"])?.stringValue?.uppercased() ?? "TRACK"
-            let name = (metadata?["name"] ?? rule["key"])?.stringValue ?? ""
             let member = type == "IDENTIFY" || type == "GROUP" ? "traits" : "properties"
             let place = "rules/\(index)/jsonSchema" + (metadata == nil ? "/properties/\(member)" : "")
             // typewriter's plan.json has the properties schema itself; the API's the whole event's.
