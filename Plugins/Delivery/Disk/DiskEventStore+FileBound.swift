@@ -6,12 +6,15 @@ extension DiskEventStore {
     /// live-record budget does not see the records a commit writes between events (removals,
     /// batch keys, a new segment's clock), which a trickle of one or two events a commit
     /// makes a large share of the files. Past the bound (less a commit, for the records the next
-    /// commit adds), the oldest segment's queued events go whole, so that segment is deleted
-    /// at the commit; a segment the pending batch keeps alive, or the active one, ends it.
+    /// commit adds or the pending batch's copy, and ``bookkeepingBytes``), the oldest segments'
+    /// queued events go whole, so those segments are deleted at the commit, before its records
+    /// are written. A segment the pending batch keeps alive stays (its other events go, so the
+    /// rewrite can move the batch out), and the segments after it go instead; the active one
+    /// ends it.
     func evictionForFileBound(adding size: Int, evicted: Int) -> Int {
         // Saturating: a cap near `Int.max` is accepted and must not trap.
         let (sum, overflow) = options.maxBytes.addingReportingOverflow(options.segmentBytes)
-        let bound = overflow ? Int.max : sum - options.commitBytes
+        let bound = overflow ? Int.max : sum - options.commitBytes - Self.bookkeepingBytes
         var projected = files.totalBytes + buffer.count + size
         guard projected > bound else { return 0 }
         var more = 0
@@ -23,10 +26,13 @@ extension DiskEventStore {
             while first > head, entries[first - 1].segment == segment { first -= 1 }
             while head + evicted + more < entries.count, entries[head + evicted + more].segment == segment { more += 1 }
             let inSegment = head + evicted + more - first
-            // The pending batch still has events there: the segment stays (the rewrite moves them).
-            guard (liveBySegment[segment] ?? 0) <= inSegment else { break }
-            projected -= bytes
+            // With none of the pending batch's events there, the segment goes at the commit.
+            if (liveBySegment[segment] ?? 0) <= inSegment { projected -= bytes }
         }
         return more
     }
+
+    /// Room for the records a commit writes besides events and the pending batch's copy: a
+    /// removal summary of a few runs, the batch's key logged again, a new segment's clock.
+    static let bookkeepingBytes = 256
 }

@@ -44,6 +44,10 @@ final class SegmentFiles {
     private var closedBytes = 0
     private(set) var activeSize = 0
     private(set) var bytesWritten = 0
+    /// The most ``totalBytes`` has been since the log was opened, counted at every write: what
+    /// the disk bound promises, including the moments inside a commit between a write and the
+    /// deletion it makes room for.
+    private(set) var largestTotalBytes = 0
     private var descriptor: Int32 = -1
     /// The segment ``read(id:offset:count:)`` has open.
     private var reader: (id: UInt64, handle: Int32)?
@@ -204,6 +208,7 @@ final class SegmentFiles {
         }
         activeSize += written
         bytesWritten += written
+        largestTotalBytes = max(largestTotalBytes, totalBytes)
     }
 
     /// After a failed write: cuts off what part of it reached the file, so the file ends at
