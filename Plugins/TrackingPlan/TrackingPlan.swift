@@ -79,13 +79,25 @@ public struct TrackingPlan: Sendable {
     public func violations(of event: Event) -> [PlanViolation] {
         let checksTraits = event.type == .identify || event.type == .group
         if let schema = schema(for: event) {
-            return checksTraits
+            let found = checksTraits
                 ? schema.violations(of: .object(event.traits ?? [:]), at: "traits")
                 : schema.violations(of: .object(event.properties ?? [:]), at: "properties")
+            return Self.namingDroppedValues(found, event.droppedAtCall)
         }
         guard !checksTraits, event.type != .alias, unplanned != .allow else { return [] }
         let name = event.event ?? event.name ?? ""
         return [PlanViolation(path: "event", rule: "unplanned", message: "\"\(name)\" is not in the plan")]
+    }
+
+    /// A required value the call gave but the SDK dropped (NaN, an infinity, a date outside
+    /// years 0000–9999, a value JSON cannot hold) is missing for that reason, not for want of
+    /// a value: the message says so.
+    private static func namingDroppedValues(_ found: [PlanViolation], _ dropped: [String: String]) -> [PlanViolation] {
+        guard !dropped.isEmpty else { return found }
+        return found.map { violation in
+            guard violation.rule == "required", let reason = dropped[violation.path] else { return violation }
+            return PlanViolation(path: violation.path, rule: violation.rule, message: "missing: the value given was dropped at the call (\(reason))")
+        }
     }
 
     /// The schema the event's properties (or traits) are checked against, if any.

@@ -148,9 +148,24 @@ public struct Event: Sendable, Equatable, CustomReflectable {
 
     public var customMirror: Mirror { Mirror(reflecting: storage.fields) }
 
+    /// Values the call gave that could not be sent and were dropped (reported as input
+    /// problems), by key path (`properties.total`), with why. Kept beside the event, never sent
+    /// nor compared: it lets a check downstream (the tracking plan's `required`) name the real
+    /// reason a value is missing.
+    package var droppedAtCall: [String: String] {
+        get { storage.droppedAtCall ?? [:] }
+        set {
+            unique()
+            storage.droppedAtCall = newValue.isEmpty ? nil : newValue
+        }
+    }
+
     /// Gives this value storage of its own before a write, when it shares it.
     @usableFromInline mutating func unique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = EventStorage(fields: storage.fields) }
+        guard !isKnownUniquelyReferenced(&storage) else { return }
+        let copy = EventStorage(fields: storage.fields)
+        copy.droppedAtCall = storage.droppedAtCall
+        storage = copy
     }
 }
 
@@ -176,6 +191,8 @@ public struct Event: Sendable, Equatable, CustomReflectable {
 /// The shared box of an event's fields.
 @usableFromInline final class EventStorage: @unchecked Sendable {  // written only through an `Event` that holds the sole reference (copy on write), so never written while shared
     @exclusivity(unchecked) @usableFromInline var fields: EventFields
+    /// ``Event/droppedAtCall``; `nil` for the common event that dropped nothing.
+    var droppedAtCall: [String: String]?
 
     @usableFromInline init(fields: EventFields) { self.fields = fields }
 }

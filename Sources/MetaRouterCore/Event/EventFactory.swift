@@ -44,7 +44,7 @@ package struct EventFactory: Sendable {
     /// A track event with typed properties.
     package func track<Properties: Encodable>(_ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
         var event = base(.track, options, eventName: name)
-        event.properties = convert(encodable: properties, root: "properties", call: "track \"\(name)\"")
+        (event.properties, event.droppedAtCall) = convert(encodable: properties, root: "properties", call: "track \"\(name)\"")
         return event
     }
 
@@ -60,7 +60,8 @@ package struct EventFactory: Sendable {
     package func identify<Traits: Encodable>(_ userId: String, encodable traits: Traits, options: EventOptions?) -> Event {
         var event = base(.identify, options)
         event.userId = userId
-        event.traits = convert(encodable: traits, root: "traits", call: "identify") ?? [:]
+        let (traits, dropped) = convert(encodable: traits, root: "traits", call: "identify")
+        (event.traits, event.droppedAtCall) = (traits ?? [:], dropped)
         return event
     }
 
@@ -71,7 +72,10 @@ package struct EventFactory: Sendable {
 
     /// A screen or page event with typed properties.
     package func view<Properties: Encodable>(_ type: EventType, _ name: String, encodable properties: Properties, options: EventOptions?) -> Event {
-        view(type, name, convert(encodable: properties, root: "properties", call: "\(type.rawValue) \"\(name)\""), options)
+        let (members, dropped) = convert(encodable: properties, root: "properties", call: "\(type.rawValue) \"\(name)\"")
+        var event = view(type, name, members, options)
+        event.droppedAtCall = dropped
+        return event
     }
 
     /// A group event.
@@ -86,7 +90,8 @@ package struct EventFactory: Sendable {
     package func group<Traits: Encodable>(_ groupId: String, encodable traits: Traits, options: EventOptions?) -> Event {
         var event = base(.group, options)
         event.groupId = groupId
-        event.traits = convert(encodable: traits, root: "traits", call: "group") ?? [:]
+        let (traits, dropped) = convert(encodable: traits, root: "traits", call: "group")
+        (event.traits, event.droppedAtCall) = (traits ?? [:], dropped)
         return event
     }
 
@@ -129,10 +134,12 @@ package struct EventFactory: Sendable {
         return event
     }
 
-    private func convert<Value: Encodable>(encodable: Value, root: String, call: @autoclosure () -> String) -> [String: JSON]? {
+    /// `encodable` as JSON members, and what could not be sent (reported here), for
+    /// ``Event/droppedAtCall``.
+    private func convert<Value: Encodable>(encodable: Value, root: String, call: @autoclosure () -> String) -> ([String: JSON]?, [String: String]) {
         let (converted, issues) = ValueConverter.convert(encodable: encodable, root: root)
         report(issues, call: call())
-        return converted
+        return (converted, issues.isEmpty ? [:] : ConversionIssue.byKeyPath(issues))
     }
 
     private func report(_ issues: [ConversionIssue], call: @autoclosure () -> String) {

@@ -67,6 +67,7 @@ package struct PreparedEvent: Sendable {
         for issue in issues {
             pending.problems.report(issue.problem, call: "\(event.type.rawValue)\((event.event ?? event.name).map { " \"\($0)\"" } ?? "")")
         }
+        if !issues.isEmpty { event.droppedAtCall = ConversionIssue.byKeyPath(issues) }
         // Values the event already has (a screen's `name`) win over the caller's.
         switch pending.target {
         case .properties: event.properties = Self.merge(converted, under: event.properties)

@@ -9,6 +9,11 @@ package struct ConversionIssue: Sendable, Equatable, CustomStringConvertible {
     /// The stable code of the problem.
     package let code: InputProblem.Code
 
+    /// `issues` by key path, with why each value was dropped (the first reason for a path).
+    package static func byKeyPath(_ issues: [ConversionIssue]) -> [String: String] {
+        Dictionary(issues.map { ($0.keyPath, $0.reason) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// An issue.
     package init(keyPath: String, reason: String, code: InputProblem.Code = .propertyNotEncodable) {
         self.keyPath = keyPath
