@@ -39,6 +39,8 @@ package struct PlanDocument: Sendable {
     /// What the plan says of events it does not list (`allow` unless it says; a Segment export
     /// reports them).
     package var unplanned = "allow"
+    /// Names of Segment `PAGE` and `SCREEN` rules: listed, so never unplanned, but not enforced.
+    package var listedOnly: [String] = []
 
     /// Reads `text` (at most 16 MB).
     package init(text: String) throws(TrackingPlan.LoadError) {
@@ -51,8 +53,10 @@ package struct PlanDocument: Sendable {
             try readConfigExport(rules)
         } else if let rules = segment["rules"]?.arrayValue {
             try readPublicRules(rules)
-        } else if segment["rules"] != nil || object["tracking_plan"] != nil {
+        } else if segment["rules"] != nil {
             throw Self.unknownShape("its `rules` is neither an object with `events` nor an array of rules")
+        } else if object["tracking_plan"] != nil {
+            throw Self.unknownShape("its `tracking_plan` has no `rules`")
         } else {
             try readOwn(object, root: root)
         }
@@ -87,12 +91,29 @@ package struct PlanDocument: Sendable {
             throw Self.unknownShape("its `rules` object has none of `events`, `identify`, `group`")
         }
         if let listed = rules["events"], listed.arrayValue == nil { throw Self.unknownShape("its `rules.events` is not an array") }
-        for (index, event) in (rules["events"]?.arrayValue ?? []).enumerated() {
+        let listed = rules["events"]?.arrayValue ?? []
+        // One entry per event name (names Swift counts as equal, `"Café"` precomposed and
+        // decomposed, are one event, as the device keys them): the highest `version`, the
+        // first of equal ones, in the order the names first appear.
+        var chosen: [String: (index: Int, version: Double)] = [:]
+        var order: [String] = []
+        for (index, event) in listed.enumerated() {
             guard let name = event["name"]?.stringValue else { throw TrackingPlan.LoadError(description: "rules/events/\(index) has no name") }
+            let version = event["version"]?.doubleValue ?? 0
+            if let previous = chosen[name] {
+                if version > previous.version { chosen[name] = (index, version) }
+            } else {
+                chosen[name] = (index, version)
+                order.append(name)
+            }
+        }
+        for name in order {
+            guard let index = chosen[name]?.index else { continue }
+            let event = listed[index]
             let place = "rules/events/\(index)/rules/properties/properties"
             let document = event["rules"] ?? .bool(true)
             events.append(Entry(
-                name: name, place: place,
+                name: event["name"]?.stringValue ?? name, place: place,
                 schema: try SchemaReferences.resolve(document["properties"]?["properties"] ?? .bool(true), root: document, place: place),
                 description: event["description"]?.stringValue))
         }
@@ -145,6 +166,7 @@ package struct PlanDocument: Sendable {
             case "TRACK": events.append(entry)
             case "IDENTIFY": identifyTraits = entry
             case "GROUP": groupTraits = entry
+            case "PAGE", "SCREEN": listedOnly.append(name)
             default: continue
             }
         }

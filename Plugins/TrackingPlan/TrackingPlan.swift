@@ -36,6 +36,9 @@ public struct TrackingPlan: Sendable {
     package var groupTraits: JSONSchema?
     /// Events the plan does not list (the JSON's `unplanned`).
     package var unplanned: Unplanned
+    /// Screen and page names the plan lists without enforcing them (Segment's `PAGE` and
+    /// `SCREEN` rules): never unplanned.
+    package var listedOnly: Set<String> = []
 
     /// A plan from its parts.
     package init(events: [String: JSONSchema], identifyTraits: JSONSchema? = nil, groupTraits: JSONSchema? = nil, unplanned: Unplanned = .allow) {
@@ -54,7 +57,13 @@ public struct TrackingPlan: Sendable {
     ///
     /// - Parameter json: The plan: our format or a Segment Protocols export (Config or Public API).
     public init(json text: String) throws {
-        let document = try PlanDocument(text: text)
+        try self.init(document: PlanDocument(text: text))
+    }
+
+    /// The plan `document` holds, its schemas compiled: the typed-event generator loads its
+    /// plans through this too, so a plan the device would refuse fails the build with the same
+    /// message.
+    package init(document: PlanDocument) throws(LoadError) {
         guard let unplanned = Unplanned(rawValue: document.unplanned) else {
             throw LoadError(description: "unplanned is \"\(document.unplanned)\"; expected allow, report or block")
         }
@@ -62,12 +71,13 @@ public struct TrackingPlan: Sendable {
         for entry in document.events { events[entry.name] = try Self.schema(entry.schema, entry.place) }
         self.init(
             events: events,
-            identifyTraits: try document.identifyTraits.map { try Self.schema($0.schema, $0.place) },
-            groupTraits: try document.groupTraits.map { try Self.schema($0.schema, $0.place) },
+            identifyTraits: try document.identifyTraits.map { entry throws(LoadError) in try Self.schema(entry.schema, entry.place) },
+            groupTraits: try document.groupTraits.map { entry throws(LoadError) in try Self.schema(entry.schema, entry.place) },
             unplanned: unplanned)
+        listedOnly = Set(document.listedOnly)
     }
 
-    private static func schema(_ json: JSON, _ place: String) throws -> JSONSchema {
+    private static func schema(_ json: JSON, _ place: String) throws(LoadError) -> JSONSchema {
         do { return try JSONSchema(json, path: place) } catch { throw LoadError(description: "\(error)") }
     }
 
@@ -84,8 +94,8 @@ public struct TrackingPlan: Sendable {
                 : schema.violations(of: .object(event.properties ?? [:]), at: "properties")
             return Self.namingDroppedValues(found, event.droppedAtCall)
         }
-        guard !checksTraits, event.type != .alias, unplanned != .allow else { return [] }
         let name = event.event ?? event.name ?? ""
+        guard !checksTraits, event.type != .alias, unplanned != .allow, event.type == .track || !listedOnly.contains(name) else { return [] }
         return [PlanViolation(path: "event", rule: "unplanned", message: "\"\(name)\" is not in the plan")]
     }
 

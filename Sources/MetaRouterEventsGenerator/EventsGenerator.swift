@@ -99,9 +99,15 @@ public enum EventsGenerator {
         return Output(files: files, warnings: warnings)
     }
 
-    /// The plan file read as the SDK reads it (``PlanDocument``).
+    /// The plan file read as the SDK reads it (``PlanDocument``), and loaded as the device
+    /// loads it: a plan the device would refuse at launch (a schema it cannot compile, a
+    /// `pattern` `NSRegularExpression` rejects) fails the build instead, with the same message.
     static func document(_ plan: String) throws(GenerationError) -> PlanDocument {
-        do { return try PlanDocument(text: plan) } catch { throw GenerationError(error.description) }
+        do {
+            let document = try PlanDocument(text: plan)
+            _ = try TrackingPlan(document: document)
+            return document
+        } catch { throw GenerationError(error.description) }
     }
 
     /// Methods and properties of `Analytics` (the facade, with its extensions in the modules an

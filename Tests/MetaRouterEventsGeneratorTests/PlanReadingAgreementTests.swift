@@ -1,0 +1,74 @@
+import Foundation
+import MetaRouter
+import MetaRouterEventsGenerator
+import MetaRouterTrackingPlan
+import Testing
+
+/// The generator and the device read every plan the same way: one event per name, the same
+/// entries listed, the same plans refused with the same message.
+@Suite struct PlanReadingAgreementTests {
+    private static func configRule(_ name: String, version: Int, required: String, type: String) -> String {
+        #"{"name": "\#(name)", "version": \#(version), "rules": {"properties": {"properties": {"type": "object", "required": ["\#(required)"], "#
+            + #""properties": {"\#(required)": {"type": "\#(type)"}}, "additionalProperties": false}}}}"#
+    }
+
+    /// Versions of one event in a Config API export, and names Swift counts as equal (`"Café"`
+    /// precomposed and decomposed), are one event: its highest version, for both readers.
+    /// Before, the generator made `OrderCompleted` and `OrderCompleted_2` while the device kept
+    /// the last entry only, so every value of the first type was blocked.
+    @Test func versionsAndEquivalentNamesAreOneEvent() throws {
+        let plan = #"{"rules": {"events": ["#
+            + [Self.configRule("Order Completed", version: 2, required: "b", type: "integer"),
+               Self.configRule("Order Completed", version: 1, required: "a", type: "string"),
+               Self.configRule("Caf\u{E9}", version: 1, required: "c", type: "string"),
+               Self.configRule("Cafe\u{301}", version: 3, required: "d", type: "string")].joined(separator: ", ")
+            + "]}}"
+        let code = try EventsGenerator.generate(plan: plan)
+        #expect(!code.contains("OrderCompleted_2") && !code.contains("Caf_2"), "one type per event")
+        #expect(code.contains("b: Swift.Int") && !code.contains("a: Swift.String"), "the highest version's properties")
+        #expect(code.contains("d: Swift.String") && !code.contains("c: Swift.String"), "the equivalent name's highest version")
+        let device = try TrackingPlan(json: plan)
+        #expect(device.violations(of: Event(type: .track, event: "Order Completed", properties: ["b": 1])).isEmpty)
+        #expect(!device.violations(of: Event(type: .track, event: "Order Completed", properties: ["a": "x"])).isEmpty)
+        #expect(device.violations(of: Event(type: .track, event: "Cafe\u{301}", properties: ["d": "x"])).isEmpty)
+    }
+
+    /// A Segment `PAGE` or `SCREEN` rule lists its name: a page or screen of that name is not
+    /// "not in the plan" (the rule itself is not enforced); other names still are.
+    @Test func pageAndScreenRulesAreListed() throws {
+        let plan = #"{"rules": [{"key": "Home", "type": "PAGE", "version": 1, "jsonSchema": {"properties": {"properties": {"type": "object"}}}}, "#
+            + #"{"key": "Settings", "type": "SCREEN", "version": 1, "jsonSchema": {"properties": {"properties": {"type": "object"}}}}, "#
+            + #"{"key": "Order Completed", "type": "TRACK", "version": 1, "jsonSchema": {"properties": {"properties": {"type": "object"}}}}]}"#
+        let device = try TrackingPlan(json: plan)
+        #expect(device.violations(of: Event(type: .page, name: "Home", properties: ["name": "Home"])).isEmpty)
+        #expect(device.violations(of: Event(type: .screen, name: "Settings", properties: ["name": "Settings"])).isEmpty)
+        #expect(device.violations(of: Event(type: .screen, name: "Elsewhere", properties: ["name": "Elsewhere"])).map(\.rule) == ["unplanned"])
+        #expect(device.violations(of: Event(type: .track, event: "Home", properties: [:])).map(\.rule) == ["unplanned"], "a page rule lists a page, not a track")
+    }
+
+    /// What the device refuses at launch, the build refuses, with the same message (before, these
+    /// generated code and then threw in the app).
+    @Test(arguments: [
+        #"{"events": {"E": {"properties": 5}}}"#,
+        #"{"events": {"E": {"properties": {"type": "object", "properties": {"s": {"type": "strin"}}}}}}"#,
+        #"{"events": {"E": {"properties": {"type": "object", "properties": {"s": {"type": ["string", 5]}}}}}}"#,
+        #"{"events": {"E": {"properties": {"type": "object", "required": "a"}}}}"#,
+        #"{"events": {"E": {"properties": {"type": "object", "properties": {"s": {"type": "string", "minLength": -1}}}}}}"#,
+        #"{"events": {"E": {"properties": {"type": "object", "properties": {"s": {"type": "string", "pattern": "[unclosed"}}}}}}"#,
+    ])
+    func aPlanTheDeviceRefusesFailsTheBuildWithTheSameMessage(plan: String) {
+        var deviceMessage: String?
+        do { _ = try TrackingPlan(json: plan) } catch { deviceMessage = "\(error)" }
+        var buildMessage: String?
+        do { _ = try EventsGenerator.generate(plan: plan) } catch { buildMessage = error.description }
+        #expect(deviceMessage != nil, "the device loads \(plan)")
+        #expect(buildMessage == deviceMessage, "build: \(buildMessage ?? "generated"); device: \(deviceMessage ?? "loaded")")
+    }
+
+    /// A `tracking_plan` without `rules` is refused for that reason.
+    @Test func aTrackingPlanWithoutRulesSaysSo() {
+        var message = ""
+        do { _ = try TrackingPlan(json: #"{"tracking_plan": {"name": "x"}}"#) } catch { message = "\(error)" }
+        #expect(message.contains("its `tracking_plan` has no `rules`"), "\(message)")
+    }
+}
