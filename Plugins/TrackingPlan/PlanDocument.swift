@@ -39,6 +39,8 @@ package struct PlanDocument: Sendable {
     /// What the plan says of events it does not list (`allow` unless it says; a Segment export
     /// reports them).
     package var unplanned = "allow"
+    /// What is left of the plan's budget for schemas its `$ref`s expand to.
+    private var referenceBudget = SchemaReferences.maximumNodes
     /// Names of Segment `PAGE` and `SCREEN` rules: listed, so never unplanned, but not enforced.
     package var listedOnly: [String] = []
 
@@ -74,14 +76,14 @@ package struct PlanDocument: Sendable {
         for (name, event) in (object["events"]?.objectValue ?? [:]).sortedByKey() {
             let place = "events/\(name)/properties"
             events.append(Entry(
-                name: name, place: place, schema: try SchemaReferences.resolve(event["properties"] ?? .bool(true), root: root, place: place),
+                name: name, place: place, schema: try SchemaReferences.resolve(event["properties"] ?? .bool(true), root: root, place: place, budget: &referenceBudget),
                 description: event["description"]?.stringValue ?? event["properties"]?["description"]?.stringValue))
         }
         identifyTraits = try object["identify"]?["traits"].map { schema throws(TrackingPlan.LoadError) in
-            Entry(name: "identify", place: "identify/traits", schema: try SchemaReferences.resolve(schema, root: root, place: "identify/traits"), description: nil)
+            Entry(name: "identify", place: "identify/traits", schema: try SchemaReferences.resolve(schema, root: root, place: "identify/traits", budget: &referenceBudget), description: nil)
         }
         groupTraits = try object["group"]?["traits"].map { schema throws(TrackingPlan.LoadError) in
-            Entry(name: "group", place: "group/traits", schema: try SchemaReferences.resolve(schema, root: root, place: "group/traits"), description: nil)
+            Entry(name: "group", place: "group/traits", schema: try SchemaReferences.resolve(schema, root: root, place: "group/traits", budget: &referenceBudget), description: nil)
         }
         unplanned = object["unplanned"]?.stringValue ?? "allow"
     }
@@ -114,12 +116,12 @@ package struct PlanDocument: Sendable {
             let document = event["rules"] ?? .bool(true)
             events.append(Entry(
                 name: event["name"]?.stringValue ?? name, place: place,
-                schema: try SchemaReferences.resolve(document["properties"]?["properties"] ?? .bool(true), root: document, place: place),
+                schema: try SchemaReferences.resolve(document["properties"]?["properties"] ?? .bool(true), root: document, place: place, budget: &referenceBudget),
                 description: event["description"]?.stringValue))
         }
         for (key, place) in [("identify", "rules/identify"), ("group", "rules/group")] {
             guard let document = rules[key], let traits = document["properties"]?["traits"] else { continue }
-            let entry = Entry(name: key, place: place, schema: try SchemaReferences.resolve(traits, root: document, place: place), description: nil)
+            let entry = Entry(name: key, place: place, schema: try SchemaReferences.resolve(traits, root: document, place: place, budget: &referenceBudget), description: nil)
             if key == "identify" { identifyTraits = entry } else { groupTraits = entry }
         }
         unplanned = "report"
@@ -161,7 +163,7 @@ package struct PlanDocument: Sendable {
             }
             let entry = Entry(
                 name: type == "TRACK" ? name : type.lowercased(), place: place,
-                schema: try SchemaReferences.resolve(schema, root: document, place: place), description: rule["description"]?.stringValue)
+                schema: try SchemaReferences.resolve(schema, root: document, place: place, budget: &referenceBudget), description: rule["description"]?.stringValue)
             switch type {
             case "TRACK": events.append(entry)
             case "IDENTIFY": identifyTraits = entry

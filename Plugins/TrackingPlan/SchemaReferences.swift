@@ -8,14 +8,15 @@ import MetaRouterCore
 /// sibling keywords). A reference outside the plan, one that points nowhere, a recursive one,
 /// or an expansion larger than ``maximumNodes`` is refused, with the same message for both.
 enum SchemaReferences {
-    /// Schema objects an entry may expand to: a few references to references must not blow a
-    /// plan up exponentially.
+    /// Schema objects the entries of a plan may expand to, all together: a few references to
+    /// references must not blow a plan up exponentially (a 2.6 KB plan expanded to 69 MB of
+    /// generated Swift when each entry had a budget of its own).
     static let maximumNodes = 200_000
 
-    /// `schema` with every `$ref` replaced, or `schema` itself when it has none.
-    static func resolve(_ schema: JSON, root: JSON, place: String) throws(TrackingPlan.LoadError) -> JSON {
+    /// `schema` with every `$ref` replaced, or `schema` itself when it has none; the schemas
+    /// expanded are taken from `budget`, the plan's (``maximumNodes`` to start with).
+    static func resolve(_ schema: JSON, root: JSON, place: String, budget: inout Int) throws(TrackingPlan.LoadError) -> JSON {
         guard mentionsReference(schema, depth: 0) else { return schema }
-        var budget = maximumNodes
         var stack: [String] = []
         return try expand(schema, root: root, place: place, stack: &stack, budget: &budget, depth: 0)
     }
@@ -37,7 +38,7 @@ enum SchemaReferences {
         }
         budget -= 1
         guard budget >= 0 else {
-            throw TrackingPlan.LoadError(description: "\(place): its `$ref`s expand to more than \(maximumNodes) schemas; refer to fewer")
+            throw TrackingPlan.LoadError(description: "\(place): the plan's `$ref`s expand to more than \(maximumNodes) schemas in all; refer to fewer")
         }
         switch value {
         case .object(let members) where !isSchema:

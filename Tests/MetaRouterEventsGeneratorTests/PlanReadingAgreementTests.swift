@@ -71,4 +71,23 @@ import Testing
         do { _ = try TrackingPlan(json: #"{"tracking_plan": {"name": "x"}}"#) } catch { message = "\(error)" }
         #expect(message.contains("its `tracking_plan` has no `rules`"), "\(message)")
     }
+
+    /// References fan out across the whole plan, not per entry: five events each expanding to
+    /// some 54,000 schemas (a 2.6 KB plan that became 69 MB of Swift) pass the budget one by one
+    /// and are refused together, by both readers with the same message.
+    @Test func referencesFanningOutAcrossThePlanAreRefusedByBoth() throws {
+        func level(_ inner: String?) -> String {
+            let member = inner.map { ##"{"$ref": "#/definitions/\##($0)"}"## } ?? #"{"type": "string"}"#
+            return #"{"type": "object", "properties": {"# + (0..<15).map { #""p\#($0)": \#(member)"# }.joined(separator: ", ") + "}}"
+        }
+        let definitions = #""d1": \#(level(nil)), "d2": \#(level("d1")), "d3": \#(level("d2")), "d4": \#(level("d3"))"#
+        let events = (1...5).map { ##""E\##($0)": {"properties": {"$ref": "#/definitions/d4"}}"## }.joined(separator: ", ")
+        let plan = #"{"definitions": {\#(definitions)}, "events": {\#(events)}}"#
+        var deviceMessage = ""
+        do { _ = try TrackingPlan(json: plan) } catch { deviceMessage = "\(error)" }
+        var buildMessage = ""
+        do { _ = try EventsGenerator.generate(plan: plan) } catch { buildMessage = error.description }
+        #expect(deviceMessage.contains("expand to more than 200000 schemas in all"), "\(deviceMessage)")
+        #expect(buildMessage == deviceMessage)
+    }
 }
