@@ -9,7 +9,8 @@ import MetaRouterCore
 /// - this SDK's own: `events` by name, `identify.traits`, `group.traits`, `unplanned`;
 /// - Segment's Config API export: `rules.events[]` (each a `name` and a `rules` schema of the
 ///   whole event, whose `properties.properties` is taken), `rules.identify` /
-///   `rules.group` (`properties.traits`), bare or under `tracking_plan`;
+///   `rules.group` (`properties.traits`) or the highest version of `rules.identify_traits[]` /
+///   `rules.group_traits[]` (each `{ name, version, rules }`), bare or under `tracking_plan`;
 /// - Segment's Public API rules: `rules[]` (bare, under `tracking_plan` or `data`), each a
 ///   `key`, a `type` (`TRACK`, `IDENTIFY`, `GROUP`; others are not enforced) and a
 ///   `jsonSchema` of the whole event — or, as typewriter writes its `plan.json`, the
@@ -89,8 +90,8 @@ package struct PlanDocument: Sendable {
     }
 
     private mutating func readConfigExport(_ rules: [String: JSON]) throws(TrackingPlan.LoadError) {
-        guard rules["events"] != nil || rules["identify"] != nil || rules["group"] != nil else {
-            throw Self.unknownShape("its `rules` object has none of `events`, `identify`, `group`")
+        guard ["events", "identify", "group", "identify_traits", "group_traits"].contains(where: { rules[$0] != nil }) else {
+            throw Self.unknownShape("its `rules` object has none of `events`, `identify`, `group`, `identify_traits`, `group_traits`")
         }
         if let listed = rules["events"], listed.arrayValue == nil { throw Self.unknownShape("its `rules.events` is not an array") }
         let listed = rules["events"]?.arrayValue ?? []
@@ -119,8 +120,19 @@ package struct PlanDocument: Sendable {
                 schema: try SchemaReferences.resolve(document["properties"]?["properties"] ?? .bool(true), root: document, place: place, budget: &referenceBudget),
                 description: event["description"]?.stringValue))
         }
-        for (key, place) in [("identify", "rules/identify"), ("group", "rules/group")] {
-            guard let document = rules[key], let traits = document["properties"]?["traits"] else { continue }
+        for key in ["identify", "group"] {
+            // `rules.identify`, or, as the Config API lists them, `rules.identify_traits[]` of
+            // `{ name, version, rules }`, whose highest version is read.
+            var place = "rules/\(key)"
+            var document = rules[key]
+            if document == nil, let listed = rules["\(key)_traits"]?.arrayValue,
+                let latest = listed.indices.max(by: { (listed[$0]["version"]?.doubleValue ?? 0) < (listed[$1]["version"]?.doubleValue ?? 0) })
+            {
+                place = "rules/\(key)_traits/\(latest)/rules"
+                document = listed[latest]["rules"]
+            }
+            guard let document, let traits = document["properties"]?["traits"] else { continue }
+            place += "/properties/traits"
             let entry = Entry(name: key, place: place, schema: try SchemaReferences.resolve(traits, root: document, place: place, budget: &referenceBudget), description: nil)
             if key == "identify" { identifyTraits = entry } else { groupTraits = entry }
         }

@@ -90,4 +90,20 @@ import Testing
         #expect(deviceMessage.contains("expand to more than 200000 schemas in all"), "\(deviceMessage)")
         #expect(buildMessage == deviceMessage)
     }
+
+    /// A Config API export's `identify_traits` / `group_traits` (rules of `{ name, version,
+    /// rules }`) are read, their highest version, by both readers: they were ignored, so
+    /// identify enforced nothing and no typed traits were generated.
+    @Test func configTraitRulesAreRead() throws {
+        let traits = #"{"name": "email", "version": 2, "rules": {"properties": {"traits": {"type": "object", "required": ["email"], "properties": {"email": {"type": "string"}}}}}}"#
+        let older = #"{"name": "email", "version": 1, "rules": {"properties": {"traits": {"type": "object", "required": ["phone"]}}}}"#
+        let plan = #"{"rules": {"events": [], "identify_traits": [\#(older), \#(traits)], "group_traits": [\#(traits)]}}"#
+        let code = try EventsGenerator.generate(plan: plan)
+        #expect(code.contains("struct IdentifyTraits") && code.contains("struct GroupTraits"))
+        #expect(code.contains("email: Swift.String") && !code.contains("phone"))
+        let device = try TrackingPlan(json: plan)
+        #expect(device.violations(of: Event(type: .identify, userId: "u", traits: ["email": "a@b.c"])).isEmpty)
+        #expect(device.violations(of: Event(type: .identify, userId: "u", traits: [:])).map(\.path) == ["traits.email"])
+        #expect(device.violations(of: Event(type: .group, groupId: "g", traits: [:])).map(\.path) == ["traits.email"])
+    }
 }
