@@ -20,7 +20,7 @@ func residentBytes() -> Int {
 }
 
 /// An instance whose disk log holds a large backlog whole (256 MB).
-private func backlogInstance(directory: String, host: String) -> MetaRouterClient {
+private func backlogInstance(directory: String, host: String) -> MetaRouter.Analytics {
     var options = makeOptions(directory: directory, host: host)
     options.maxDiskBytes = 256 << 20
     options.maxDiskEvents = 1_000_000

@@ -41,7 +41,7 @@ func recurse(_ depth: Int) -> Int {
     return frame[0] &+ frame[1]
 }
 
-func crashInstance(directory: String, host: String, capture: Bool) -> MetaRouterClient {
+func crashInstance(directory: String, host: String, capture: Bool) -> MetaRouter.Analytics {
     var options = InitOptions(writeKey: "crash-capture-key", ingestionHost: host, flushIntervalSeconds: 1)
     options.storageDirectory = URL(fileURLWithPath: directory)
     options.keyValueStore = FileKeyValueStore(file: URL(fileURLWithPath: directory).appendingPathComponent("identity.json"))
@@ -52,7 +52,7 @@ func crashInstance(directory: String, host: String, capture: Bool) -> MetaRouter
 }
 
 /// Waits, blocking the calling thread, until the instance has run what was submitted before.
-func settleBlocking(_ analytics: MetaRouterClient) {
+func settleBlocking(_ analytics: MetaRouter.Analytics) {
     let done = DispatchSemaphore(value: 0)
     analytics.client.perform { _ in done.signal() }
     done.wait()

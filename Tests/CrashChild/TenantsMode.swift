@@ -20,7 +20,7 @@ func runTenantsMode(directory: String, host: String, count: Int) async {
     limit.rlim_cur = min(limit.rlim_max, 1024)
     setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     #endif
-    var instances: [MetaRouterClient] = []
+    var instances: [MetaRouter.Analytics] = []
     instances.reserveCapacity(count)
     for index in 0..<count {
         var options = InitOptions(writeKey: "tenant-\(index)", ingestionHost: host, flushIntervalSeconds: 3600)

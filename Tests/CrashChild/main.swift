@@ -24,7 +24,7 @@ struct StandardErrorSink: LogSink {
     }
 }
 
-func makeInstance(directory: String, host: String, serving: Bool = false, writeKey: String = "crash-test-key") -> MetaRouterClient {
+func makeInstance(directory: String, host: String, serving: Bool = false, writeKey: String = "crash-test-key") -> MetaRouter.Analytics {
     MetaRouter.Analytics.concreteInstance(for: makeOptions(directory: directory, host: host, serving: serving, writeKey: writeKey))
 }
 

@@ -7,7 +7,7 @@ import Testing
 /// background upload holds the system's background time until it resolves, and the
 /// termination hand-off returns only once the queue is on disk.
 @Suite struct BackgroundAndTerminationTests {
-    private func launch(_ host: URL, directory: URL, transport: (any HTTPTransport)? = nil) -> (MetaRouterClient, ManualLifecycleSource) {
+    private func launch(_ host: URL, directory: URL, transport: (any HTTPTransport)? = nil) -> (MetaRouter.Analytics, ManualLifecycleSource) {
         let source = ManualLifecycleSource()
         // No timer flush: the only upload is the one the background transition starts.
         var options = InitOptions(

@@ -16,7 +16,7 @@ import Testing
         func submitPurchase(transactionId: String, evidence: String, userId: String?, anonymousId: String?) async throws {}
     }
 
-    private static func instance(_ directory: TemporaryDirectory) -> MetaRouterClient {
+    private static func instance(_ directory: TemporaryDirectory) -> MetaRouter.Analytics {
         var options = InitOptions(writeKey: "switch-\(UUID())", ingestionHost: "http://127.0.0.1:9", flushIntervalSeconds: 3600)
         options.storageDirectory = directory.url
         options.keyValueStore = InMemoryKeyValueStore()

@@ -21,7 +21,7 @@ import Testing
             directory = try TemporaryDirectory()
         }
 
-        func start(source: (any EntitlementSource)? = nil, logs: RecordingLogSink = RecordingLogSink()) -> MetaRouterClient {
+        func start(source: (any EntitlementSource)? = nil, logs: RecordingLogSink = RecordingLogSink()) -> MetaRouter.Analytics {
             var options = InitOptions(writeKey: writeKey, ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
             options.storageDirectory = directory.url
             options.keyValueStore = store

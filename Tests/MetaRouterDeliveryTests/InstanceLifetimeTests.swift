@@ -168,7 +168,7 @@ import Glibc
     @Test func aClientNobodyHoldsGoesAway() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        weak var released: MetaRouterClient?
+        weak var released: MetaRouter.Analytics?
         do {
             let client = MetaRouter.Analytics.concreteInstance(
                 for: options("weak-\(UUID())", host: URL(string: "http://127.0.0.1:9")!, directory: directory.url))

@@ -9,7 +9,7 @@ import Testing
     /// One app launch: a fresh instance on the device's shared store, ready to be driven.
     private func launch(
         _ collector: Collector, store: InMemoryKeyValueStore, version: String, build: String, lifecycle: Bool = true
-    ) async -> (MetaRouterClient, ManualLifecycleSource) {
+    ) async -> (MetaRouter.Analytics, ManualLifecycleSource) {
         let source = ManualLifecycleSource()
         var options = InitOptions(
             writeKey: "lifecycle-\(UUID().uuidString)", ingestionHost: collector.baseURL.absoluteString, maxDiskEvents: 0,
@@ -32,7 +32,7 @@ import Testing
 
     /// Lets the lifecycle's events reach the queue, then delivers until the queue is empty
     /// (a request that fails under load is retried after its delay).
-    private func settleAndFlush(_ client: MetaRouterClient) async {
+    private func settleAndFlush(_ client: MetaRouter.Analytics) async {
         await client.client.settle()
         await client.client.settle()
         let deadline = Date().addingTimeInterval(20)

@@ -18,7 +18,7 @@ import Testing
     }
 
     private struct Instance {
-        let analytics: MetaRouterClient
+        let analytics: MetaRouter.Analytics
         let clock: ManualClock
         let logs: RecordingLogSink
 

@@ -12,7 +12,7 @@ import Testing
 /// collector, instrumentation never feeds itself, broadcasters relay, reset and forget clear.
 @Suite struct SignalsTests {
     private struct Instance {
-        let analytics: MetaRouterClient
+        let analytics: MetaRouter.Analytics
         let collector: Collector
         let directory: TemporaryDirectory
 

@@ -157,7 +157,7 @@ import Testing
         }
         let capture = CapturingDestination()
         let interface = MetaRouter.Analytics.instance(for: localOptions("facade-typed-\(UUID())", capture: capture))
-        let analytics = try #require(interface.instance)
+        let analytics = interface
         interface.track("Order Completed", properties: Order(orderId: "o1", total: 19.99))
         interface.track("Untyped", properties: ["a": 1])
         await analytics.client.settle()
@@ -168,16 +168,16 @@ import Testing
     }
 
     /// Typed group traits made before an instance is bound are built at the call and replayed
-    /// in order (a proxy of the test's own, so `shared` is untouched).
+    /// in order (a `shared`-like object of the test's own, so `shared` is untouched).
     @Test func typedGroupTraitsAreKeptBeforeInitialize() async throws {
         struct Team: Encodable { let name: String; let seats: Int }
-        let proxy = AnalyticsProxy()
+        let unbound = MetaRouter.Analytics.unboundShared()
         let early = Date()
-        proxy.group("team-1", traits: Team(name: "Acme", seats: 3), options: nil)
-        proxy.track("after", properties: nil, options: nil)
+        unbound.group("team-1", traits: Team(name: "Acme", seats: 3), options: nil)
+        unbound.track("after", properties: nil, options: nil)
         let capture = CapturingDestination()
         let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-group-\(UUID())", capture: capture))
-        proxy.bind(analytics)
+        unbound.bind(analytics)
         await analytics.client.settle()
         #expect(capture.events.map(\.type) == [.group, .track])
         #expect(capture.events.first?.traits == ["name": "Acme", "seats": 3])
@@ -186,37 +186,37 @@ import Testing
     }
 
     /// What `shared` keeps before `initialize` is bounded: past `maxKeptCalls` a call is dropped
-    /// at the call and counted (a proxy of the test's own, so `shared` is untouched).
+    /// at the call and counted (a `shared`-like object of the test's own, so `shared` is untouched).
     @Test func callsKeptBeforeInitializeAreBounded() async {
-        let proxy = AnalyticsProxy()
-        let limit = AnalyticsProxy.maxKeptCalls
-        for index in 0..<(limit + 10) { proxy.track("early", properties: ["i": index], options: nil) }
-        #expect(await proxy.getDebugInfo().queueLength == limit)
-        #expect(proxy.droppedBeforeInitialize == 10)
+        let unbound = MetaRouter.Analytics.unboundShared()
+        let limit = Defaults.maxPendingEvents
+        for index in 0..<(limit + 10) { unbound.track("early", properties: ["i": index], options: nil) }
+        #expect(await unbound.getDebugInfo().queueLength == limit)
+        #expect(unbound.droppedBeforeInitialize == 10)
     }
 
     /// Binding with nothing kept makes the instance the target at once, and a caller that was
-    /// waiting with no call kept is still answered; a proxy binds once (a proxy of the test's
+    /// waiting with no call kept is still answered; it binds once (a unbound of the test's
     /// own, so `shared` is untouched).
     @Test func bindingAnswersWaitingCallersAndBindsOnce() async throws {
-        let waitingProxy = AnalyticsProxy()
-        let anonymousTask = Task { await waitingProxy.getAnonymousId() }
-        while waitingProxy.waitingCallers == 0 { await Task.yield() }
+        let waitingShared = MetaRouter.Analytics.unboundShared()
+        let anonymousTask = Task { await waitingShared.getAnonymousId() }
+        while waitingShared.waitingCallers == 0 { await Task.yield() }
         let first = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-bind-\(UUID())", capture: CapturingDestination()))
-        #expect(waitingProxy.bind(first))
+        #expect(waitingShared.bind(first))
         // Answered by `bind` itself; checked before waiting, so a caller left behind fails
         // the test instead of hanging it.
-        try #require(waitingProxy.waitingCallers == 0)
+        try #require(waitingShared.waitingCallers == 0)
         #expect(await anonymousTask.value == (await first.getAnonymousId()))
 
-        let idleProxy = AnalyticsProxy()
+        let idleShared = MetaRouter.Analytics.unboundShared()
         let capture = CapturingDestination()
         let second = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-bind-\(UUID())", capture: capture))
-        #expect(idleProxy.bind(second))
-        #expect(idleProxy.target === second)
-        #expect(!idleProxy.bind(first))
-        #expect(idleProxy.target === second)
-        idleProxy.track("after bind", properties: nil, options: nil)
+        #expect(idleShared.bind(second))
+        #expect(idleShared.boundEngine === second.client)
+        #expect(!idleShared.bind(first))
+        #expect(idleShared.boundEngine === second.client)
+        idleShared.track("after bind", properties: nil, options: nil)
         await second.client.settle()
         #expect(capture.events.map(\.event) == ["after bind"])
         await first.shutdown()
@@ -234,12 +234,13 @@ import Testing
         shared.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
         let anonymousTask = Task { await shared.getAnonymousId() }
         // The caller is waiting for an instance before there is one.
-        while MetaRouter.Analytics.sharedProxy.waitingCallers == 0 { await Task.yield() }
+        // Kept behind the advertising id: two calls other than events.
+        while shared.waitingCallers < 2 { await Task.yield() }
         let capture = CapturingDestination()
         let analytics = await MetaRouter.Analytics.initializeAndWait(with: localOptions("facade-shared-\(UUID())", capture: capture))
         shared.track("late")
         let anonymousId = await anonymousTask.value
-        await analytics.instance?.client.settle()
+        await analytics.client.settle()
         let events = capture.events
         try #require(events.count == 3_002)
         #expect(events.prefix(3_000).compactMap { $0.properties?["i"]?.int64Value } == Array(0..<3_000).map(Int64.init))

@@ -21,7 +21,7 @@ import Testing
         }
         let frozenOptions = options
         let made = DispatchSemaphore(value: 0)
-        let box = Locked<MetaRouterClient?>(nil)
+        let box = Locked<MetaRouter.Analytics?>(nil)
         Thread.detachNewThread {
             box.withLock { $0 = MetaRouter.Analytics.concreteInstance(for: frozenOptions) }
             made.signal()
@@ -51,7 +51,7 @@ import Testing
         let frozenOptions = options
         let made = DispatchSemaphore(value: 0)
         let caller = Locked<ObjectIdentifier?>(nil)
-        let box = Locked<MetaRouterClient?>(nil)
+        let box = Locked<MetaRouter.Analytics?>(nil)
         Thread.detachNewThread {
             caller.withLock { $0 = ObjectIdentifier(Thread.current) }
             let client = MetaRouter.Analytics.concreteInstance(for: frozenOptions)

@@ -5,7 +5,7 @@ import Testing
 
 /// A server's identity mode: each event names its person; nothing is persisted or shared.
 @Suite struct PerCallIdentityTests {
-    private func perCallInstance(_ writeKey: String, store: InMemoryKeyValueStore, logs: RecordingLogSink) -> (MetaRouterClient, CapturingDestination) {
+    private func perCallInstance(_ writeKey: String, store: InMemoryKeyValueStore, logs: RecordingLogSink) -> (MetaRouter.Analytics, CapturingDestination) {
         let capture = CapturingDestination()
         var options = localOptions(writeKey, capture: capture, logs: logs)
         options.keyValueStore = store

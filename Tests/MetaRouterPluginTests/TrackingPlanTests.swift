@@ -23,7 +23,7 @@ import Testing
     }
 
     private func instance(_ mode: TrackingPlanMode, capture: CapturingDestination, reports: Reports? = nil,
-                          logs: RecordingLogSink = RecordingLogSink()) throws -> MetaRouterClient {
+                          logs: RecordingLogSink = RecordingLogSink()) throws -> MetaRouter.Analytics {
         var options = localOptions("plan-\(mode)-\(UUID())", capture: capture, logs: logs)
         options.trackingPlan = try TrackingPlan(json: planText)
         options.trackingPlanMode = mode
@@ -31,7 +31,7 @@ import Testing
         return MetaRouter.Analytics.concreteInstance(for: options)
     }
 
-    private func sendSamples(_ analytics: MetaRouterClient) {
+    private func sendSamples(_ analytics: MetaRouter.Analytics) {
         analytics.track("Order Completed", properties: ["total": 10, "currency": "EUR"])
         analytics.track("Order Completed", properties: ["total": -1, "currency": "GBP", "coupon": "WELCOME2024", "debug": true])
         analytics.track("Order Completed", properties: ["currency": "USD"])

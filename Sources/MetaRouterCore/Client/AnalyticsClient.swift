@@ -54,6 +54,21 @@ public final class AnalyticsClient: Sendable {
         self.init(configuration: configuration, known: nil) { makePlugins() }
     }
 
+    /// Creates a client that keeps every call, in order, and runs none: no plugins, its executor
+    /// held (at most `configuration.maxPendingEvents` events, the rest dropped at the call and
+    /// counted) until ``handOver(to:first:)`` moves what it kept into another client, to which
+    /// it then sends every later call. `shared` keeps the calls made before `initialize(with:)`
+    /// in one.
+    ///
+    /// - Parameter configuration: The logger, clock and input-problem reporting of the calls kept.
+    package init(keeping configuration: Configuration) {
+        ForkGuard.install()
+        self.configuration = configuration
+        inputProblems = InputProblemReporter(logger: configuration.logger, callback: configuration.onInvalidInput)
+        events = EventFactory(clock: configuration.clock, problems: inputProblems)
+        executor = PipelineExecutor(label: "io.metarouter.executor.kept", held: true, maxPendingEvents: configuration.maxPendingEvents)
+    }
+
     /// `known`: the plugins `makePlugins` returns, when they exist already (listed at once for
     /// ``find(pluginType:)``); `nil` lists them when they are built.
     private init(configuration: Configuration, known: [PluginHandoff]?, makePlugins: @escaping @Sendable () -> [any Plugin]) {
@@ -96,6 +111,30 @@ public final class AnalyticsClient: Sendable {
 
     /// Calls dropped because the client was disabled or shut down.
     package var droppedCalls: Int { status.withLock { $0.droppedCalls } }
+
+    /// Moves what this client kept (``init(keeping:)``) into `successor`, ahead of every call
+    /// made to either from now on, and sends every later call there. `first`, given the number
+    /// of events kept, may return work that runs there before them.
+    ///
+    /// - Parameters:
+    ///   - successor: The client that runs the kept calls and every later one.
+    ///   - first: Work to run ahead of the kept calls, given how many events they are.
+    package func handOver(to successor: AnalyticsClient, first: (Int) -> (@Sendable (Timeline) -> Void)?) {
+        executor.handOver(to: successor.executor) { events in first(events).map(Command.operation) }
+    }
+
+    /// Calls waiting for the executor, and how many of them are events.
+    package var waitingCalls: (all: Int, events: Int) {
+        let waiting = executor.waiting
+        return (waiting.commands, waiting.events)
+    }
+
+    /// Refused events not reported yet (a burst that ended inside the report interval), taken:
+    /// whoever takes them reports them.
+    package func takeUnreportedOverflow() -> Int? {
+        guard !ForkGuard.isChild else { return nil }
+        return executor.takeUnreportedOverflow()
+    }
 
     // MARK: Ordered path
 
