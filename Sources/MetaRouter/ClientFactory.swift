@@ -103,7 +103,7 @@ enum ClientFactory {
     static func startingPlugins(_ ready: Ready) -> [any Plugin] {
         let options = ready.options, host = ready.host, directory = ready.directory
         let storage = ready.configuration.storage, logger = ready.configuration.logger
-        var plugins = plugins(for: options, host: host, directory: directory)
+        var plugins = plugins(for: options, host: host, directory: directory, slots: ready.slots)
         #if Entitlements
         if let cache = ready.slots.entitlementCache, let settings = options.entitlements {
             // After identity (its userId is loaded when the plugin reads it), before delivery.
@@ -111,8 +111,8 @@ enum ClientFactory {
             let plugin = EntitlementsPlugin(
                 source: source, refreshInterval: settings.refreshIntervalSeconds, cache: cache,
                 store: EntitlementStore(directory: directory.appendingPathComponent("entitlements", isDirectory: true))
-            ) { timeline in
-                let identity = timeline.find(IdentityPlugin.self)
+            ) { [slots = ready.slots] timeline in
+                let identity = slots.found.identity?(timeline)
                 return (identity?.userId, identity?.anonymousId)
             }
             let afterIdentity = plugins.firstIndex { $0 is IdentityPlugin }.map { $0 + 1 } ?? plugins.count
@@ -147,7 +147,9 @@ enum ClientFactory {
     }
     #endif
 
-    static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
+    /// `slots`: the instance's handles, filled in once these plugins are built; the plugins that
+    /// read another (entitlements, signals: the identity) reach it through them.
+    static func plugins(for options: InitOptions, host: URL, directory: URL, slots: PillarSlots) -> [any Plugin] {
         // In this order, ahead of identity, context and every destination: the consent gate (a
         // call it drops is seen by no other plugin), super properties, PII scrubbing, then the
         // tracking plan, so the plan checks what would be sent. Scrubbing and the plan join only
@@ -193,7 +195,7 @@ enum ClientFactory {
         #endif
         #if Signals
         if let signals = options.signals {
-            plugins.append(SignalsPlugin(configuration: signals) { $0.find(IdentityPlugin.self)?.anonymousId })
+            plugins.append(SignalsPlugin(configuration: signals) { slots.found.identity?($0).anonymousId })
         }
         #endif
         if defaults.contains(.delivery) {
