@@ -132,7 +132,4 @@ extension Analytics {
     /// - Returns: ``shared``.
     @available(*, deprecated, renamed: "shared", message: "Use Analytics.shared")
     public static func client() -> Analytics { shared }
-
-    /// ``instance(for:)``, by the name the tests have used for it.
-    package static func concreteInstance(for options: InitOptions) -> Analytics { instance(for: options) }
 }

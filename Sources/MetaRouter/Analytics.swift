@@ -55,9 +55,10 @@ public final class Analytics: Sendable {
     }
 
     /// The engine the calls go to now (see ``parts``).
-    package var engine: AnalyticsClient { parts.engine }
-    /// The engine, by the name the tests have used for it.
-    package var client: AnalyticsClient { parts.engine }
+    package var engine: AnalyticsClient {
+        if let fixed { return fixed.engine }
+        return slot.unsafelyUnwrapped.parts.engine
+    }
     /// The options the instance was created with.
     package var options: InitOptions { parts.options }
     /// Why the options were rejected, when they were; the instance is then inert.

@@ -36,8 +36,8 @@ func runChaosMode(directory: String, host: String, seed: UInt64, first: Int) asy
     }
     for tenant in 0..<chaosTenants { tenants.append(await chaosInstance(directory, host, tenant: tenant)) }
     if next > first {
-        await tenants[0].client.settle()
-        await tenants[0].client.settle()
+        await tenants[0].engine.settle()
+        await tenants[0].engine.settle()
         say("durable \(first) \(next - 1)")
     }
     while true {
@@ -54,8 +54,8 @@ func runChaosMode(directory: String, host: String, seed: UInt64, first: Int) asy
                 tenants[tenant].track("Chaos", properties: ["n": next])
                 next += 1
             }
-            await tenants[tenant].client.settle()
-            await tenants[tenant].client.settle()
+            await tenants[tenant].engine.settle()
+            await tenants[tenant].engine.settle()
             say("durable \(start) \(next - 1)")
         }
     }

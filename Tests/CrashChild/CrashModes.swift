@@ -48,13 +48,13 @@ func crashInstance(directory: String, host: String, capture: Bool) -> MetaRouter
     options.logSink = StandardErrorSink()
     options.requestTimeoutSeconds = 2
     options.captureCrashes = capture
-    return MetaRouter.Analytics.concreteInstance(for: options)
+    return MetaRouter.Analytics.instance(for: options)
 }
 
 /// Waits, blocking the calling thread, until the instance has run what was submitted before.
 func settleBlocking(_ analytics: MetaRouter.Analytics) {
     let done = DispatchSemaphore(value: 0)
-    analytics.client.perform { _ in done.signal() }
+    analytics.engine.perform { _ in done.signal() }
     done.wait()
 }
 

@@ -30,7 +30,7 @@ func runTenantsMode(directory: String, host: String, count: Int) async {
         options.identityMode = .perCall
         options.trackLifecycleEvents = false
         options.requestTimeoutSeconds = 10
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         for event in 0..<2 {
             analytics.track("Tenant Event", properties: ["tenant": index, "n": event], options: EventOptions(userId: "u\(index)"))
         }

@@ -32,7 +32,7 @@ import Testing
         let kept = 12_000
         for index in 0..<kept { unbound.track("Kept", properties: ["n": index], options: nil) }
         let logs = RecordingLogSink()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options(collector, directory: directory.url, diskEvents: diskEvents, logs: logs))
+        let analytics = MetaRouter.Analytics.instance(for: options(collector, directory: directory.url, diskEvents: diskEvents, logs: logs))
         unbound.bind(analytics)
         let delivered = await eventually {
             await analytics.flushAndWait()
@@ -60,14 +60,14 @@ import Testing
         #expect(unbound.droppedBeforeInitialize == extra)
         #expect(await unbound.getDebugInfo().stats.dropped[.overflow] == extra)
         let logs = RecordingLogSink()
-        let analytics = MetaRouter.Analytics.concreteInstance(
+        let analytics = MetaRouter.Analytics.instance(
             for: options(collector, directory: directory.url, diskEvents: Defaults.maxPendingEvents, logs: logs))
         unbound.bind(analytics)
         // The first drop was logged at once (to standard error: nothing was bound); the rest
         // of the burst at binding, through the bound instance's log.
         let tail = logs.messages(atLeast: .warning).filter { $0.contains("sdk.ingress_full") }
         #expect(tail.count == 1 && tail[0].contains("dropped \(extra - 1) call(s)") && tail[0].contains("(\(extra) in all)"), "\(tail)")
-        await analytics.client.settle()
+        await analytics.engine.settle()
         #expect(await unbound.getDebugInfo().stats.dropped[.overflow] == extra)
         await analytics.shutdown()
     }
@@ -82,11 +82,11 @@ import Testing
         options.storageDirectory = directory.url
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = logs
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         for index in 0..<5_000 { analytics.track("Burst", properties: ["n": index]) }
-        await analytics.client.settle()
+        await analytics.engine.settle()
         analytics.flush()
-        await analytics.client.settle()
+        await analytics.engine.settle()
         let evicted = await analytics.getDebugInfo().stats.dropped[.queueFull] ?? 0
         await analytics.shutdown(timeout: 1)
         let lines = logs.messages(atLeast: .warning).filter { $0.contains("sdk.queue_full") }

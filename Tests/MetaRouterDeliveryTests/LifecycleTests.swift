@@ -18,8 +18,8 @@ import Testing
         options.keyValueStore = store
         options.lifecycleSource = source
         options.logSink = RecordingLogSink()
-        let app = MetaRouter.Analytics.concreteInstance(for: options)
-        await app.client.settle()
+        let app = MetaRouter.Analytics.instance(for: options)
+        await app.engine.settle()
         return (app, source)
     }
 
@@ -33,8 +33,8 @@ import Testing
     /// Lets the lifecycle's events reach the queue, then delivers until the queue is empty
     /// (a request that fails under load is retried after its delay).
     private func settleAndFlush(_ client: MetaRouter.Analytics) async {
-        await client.client.settle()
-        await client.client.settle()
+        await client.engine.settle()
+        await client.engine.settle()
         let deadline = Date().addingTimeInterval(20)
         repeat {
             await client.flushAndWait()
@@ -142,7 +142,7 @@ import Testing
         var options = InitOptions(writeKey: "lifecycle-off-\(UUID().uuidString)", ingestionHost: collector.baseURL.absoluteString, maxDiskEvents: 0)
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = logs
-        let app = MetaRouter.Analytics.concreteInstance(for: options)
+        let app = MetaRouter.Analytics.instance(for: options)
         app.recordOpenedURL(URL(string: "myapp://x")!, sourceApplication: nil)
         app.track("Only Event")
         await settleAndFlush(app)
@@ -214,10 +214,10 @@ private final class GatedStore: KeyValueStore, @unchecked Sendable {  // every f
         options.keyValueStore = store
         options.lifecycleSource = ManualLifecycleSource()
         options.logSink = RecordingLogSink()
-        let app = MetaRouter.Analytics.concreteInstance(for: options)
+        let app = MetaRouter.Analytics.instance(for: options)
         store.returned.withLock { $0 = true }
         store.gate.signal()
-        await app.client.settle()
+        await app.engine.settle()
         #expect(!store.readBeforeReturn.current)
         await app.shutdown()
     }
