@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Before binding, `shared`'s calls go, by the same code as an instance's, to an engine that
 /// keeps them: its executor is held (``AnalyticsClient/init(keeping:)``), so calls are built
-/// into events at once (timestamp and messageId taken at the call) and kept in order, events
+/// into events at once (timestamp taken at the call) and kept in order, and the input
+/// problems they have are kept for the instance's log sink and `onInvalidInput`; events
 /// up to `Defaults.maxPendingEvents`. An event beyond that is dropped at the call, counted
 /// (`getDebugInfo().stats.dropped[.overflow]`, before and after binding) and logged (one line
 /// per 10 s, with the count so far, and the rest at binding), as any full ingress does.
@@ -53,10 +54,11 @@ final class SharedSlot: Sendable {
     func bind(_ parts: Analytics.Parts) -> Bool {
         // With nothing kept (an app that initializes before its first call) the instance is
         // bound in one lock, without making a keeping engine.
-        let taken = state.withLock { state -> (bound: Bool, unreported: Int?) in
-            guard !state.isBound else { return (false, nil) }
+        let taken = state.withLock { state -> (bound: Bool, unreported: Int?, keeping: Analytics.Parts?) in
+            guard !state.isBound else { return (false, nil, nil) }
             var unreported: Int?
-            if let keeping = state.current {
+            let keeping = state.current
+            if let keeping {
                 keeping.engine.handOver(to: parts.engine) { events in
                     guard events > 0 else { return nil }
                     let slots = parts.pillarSlots
@@ -67,8 +69,10 @@ final class SharedSlot: Sendable {
             }
             state.current = parts
             state.isBound = true
-            return (true, unreported)
+            return (true, unreported, keeping)
         }
+        // Outside the lock: the instance's log sink and `onInvalidInput` are the app's code.
+        taken.keeping?.engine.inputProblems.handOver(to: parts.engine.inputProblems)
         if let count = taken.unreported {
             parts.engine.logger.warning(
                 "sdk.ingress_full: dropped \(count) call(s) to shared before initialize(with:) since the last report (\(droppedBeforeInitialize) in all): "

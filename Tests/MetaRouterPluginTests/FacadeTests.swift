@@ -185,6 +185,29 @@ import Testing
         await analytics.shutdown()
     }
 
+    /// Input problems in calls made before binding reach the bound instance's log sink and
+    /// `onInvalidInput`, as an instance's own do, in the order found (a `shared`-like object of
+    /// the test's own, so `shared` is untouched).
+    @Test func problemsBeforeBindingReachTheBoundInstancesReporting() async {
+        let unbound = MetaRouter.Analytics.unboundShared()
+        unbound.track("  ")
+        unbound.identify("")
+        unbound.track("Kept", properties: ["nan": Double.nan, "kept": 1])
+        let capture = CapturingDestination()
+        let logs = RecordingLogSink()
+        let seen = Locked<[InputProblem.Code]>([])
+        var options = localOptions("facade-problems-\(UUID())", capture: capture, logs: logs)
+        options.onInvalidInput = { problem in seen.withLock { $0.append(problem.code) } }
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        #expect(unbound.bind(analytics))
+        await analytics.engine.settle()
+        #expect(seen.current == [.missingEventName, .emptyIdentifier, .propertyNotFinite])
+        #expect(logs.messages.filter { $0.contains("sdk.invalid_input") }.count == 3)
+        #expect(await analytics.getDebugInfo().invalidInput["missing_event_name"] == 1)
+        #expect(capture.events.map(\.event) == ["Kept"])
+        await analytics.shutdown()
+    }
+
     /// What `shared` keeps before `initialize` is bounded: past `maxKeptCalls` a call is dropped
     /// at the call and counted (a `shared`-like object of the test's own, so `shared` is untouched).
     @Test func callsKeptBeforeInitializeAreBounded() async {

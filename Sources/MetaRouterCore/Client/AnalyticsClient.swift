@@ -58,13 +58,14 @@ public final class AnalyticsClient: Sendable {
     /// held (at most `configuration.maxPendingEvents` events, the rest dropped at the call and
     /// counted) until ``handOver(to:first:)`` moves what it kept into another client, to which
     /// it then sends every later call. `shared` keeps the calls made before `initialize(with:)`
-    /// in one.
+    /// in one. The input problems its calls have are kept too, for the successor's reporter
+    /// (``InputProblemReporter/handOver(to:)``).
     ///
-    /// - Parameter configuration: The logger, clock and input-problem reporting of the calls kept.
+    /// - Parameter configuration: The logger and clock of the calls kept.
     package init(keeping configuration: Configuration) {
         ForkGuard.install()
         self.configuration = configuration
-        inputProblems = InputProblemReporter(logger: configuration.logger, callback: configuration.onInvalidInput)
+        inputProblems = InputProblemReporter(keeping: configuration.logger)
         events = EventFactory(clock: configuration.clock, problems: inputProblems)
         executor = PipelineExecutor(label: "io.metarouter.executor.kept", held: true, maxPendingEvents: configuration.maxPendingEvents)
     }
