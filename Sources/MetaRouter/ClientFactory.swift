@@ -34,7 +34,7 @@ enum ClientFactory {
                     own.append(options.remoteRules?.url)
                     #endif
                     network.ownHosts.formUnion(own.compactMap { $0 }.compactMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } })
-                    NetworkSignals.send(to: client, options: network)
+                    NetworkSignals.send(to: client, options: network) { slots.found.signals?($0) }
                 }
                 #endif
                 #if CrashCapture
