@@ -113,30 +113,6 @@ public final class AnalyticsClient: Sendable {
     /// Calls dropped because the client was disabled or shut down.
     package var droppedCalls: Int { status.withLock { $0.droppedCalls } }
 
-    /// Moves what this client kept (``init(keeping:)``) into `successor`, ahead of every call
-    /// made to either from now on, and sends every later call there. `first`, given the number
-    /// of events kept, may return work that runs there before them.
-    ///
-    /// - Parameters:
-    ///   - successor: The client that runs the kept calls and every later one.
-    ///   - first: Work to run ahead of the kept calls, given how many events they are.
-    package func handOver(to successor: AnalyticsClient, first: (Int) -> (@Sendable (Timeline) -> Void)?) {
-        executor.handOver(to: successor.executor) { events in first(events).map(Command.operation) }
-    }
-
-    /// Calls waiting for the executor, and how many of them are events.
-    package var waitingCalls: (all: Int, events: Int) {
-        let waiting = executor.waiting
-        return (waiting.commands, waiting.events)
-    }
-
-    /// Refused events not reported yet (a burst that ended inside the report interval), taken:
-    /// whoever takes them reports them.
-    package func takeUnreportedOverflow() -> Int? {
-        guard !ForkGuard.isChild else { return nil }
-        return executor.takeUnreportedOverflow()
-    }
-
     // MARK: Ordered path
 
     /// Hands a fully built event to the ingress. Most callers use `track` and friends.
