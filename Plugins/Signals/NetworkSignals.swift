@@ -51,16 +51,21 @@ public enum NetworkSignals {
     private struct Watch: Sendable {
         weak var analytics: AnalyticsClient?
         let options: Options
+        /// The instance's signals plugin, reached through the handle made when it started.
+        let signals: @Sendable (Timeline) -> SignalsPlugin?
     }
 
     private static let watches = Locked<[Watch]>([])
 
-    /// Sends the network signals of watched sessions to `analytics`
-    /// (its `SignalsPlugin`), filtered by `options`. Instances that shut down are left out.
-    package static func send(to analytics: AnalyticsClient, options: Options = Options()) {
+    /// Sends the network signals of watched sessions to `analytics` (its `SignalsPlugin`, which
+    /// `signals` hands out on the executor), filtered by `options`. Instances that shut down are
+    /// left out.
+    package static func send(
+        to analytics: AnalyticsClient, options: Options = Options(), signals: @escaping @Sendable (Timeline) -> SignalsPlugin?
+    ) {
         watches.withLock { list in
             list.removeAll { $0.analytics == nil || $0.analytics === analytics }
-            list.append(Watch(analytics: analytics, options: options))
+            list.append(Watch(analytics: analytics, options: options, signals: signals))
         }
     }
 
@@ -96,7 +101,8 @@ public enum NetworkSignals {
             }
             let content: SignalContent = statusCode.map { .network(.response, url: url.absoluteString, statusCode: $0, data: data) }
                 ?? .network(.request, url: url.absoluteString)
-            analytics.perform { timeline in timeline.find(SignalsPlugin.self)?.add(content, at: now, timeline: timeline) }
+            let signals = watch.signals
+            analytics.perform { timeline in signals(timeline)?.add(content, at: now, timeline: timeline) }
         }
     }
 }

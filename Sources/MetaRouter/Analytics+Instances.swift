@@ -12,17 +12,18 @@ extension Analytics {
         ForkGuard.holdAcrossFork(HeldAcrossFork(registry))
         return registry
     }()
-    private static let proxy: AnalyticsProxy = {
-        let proxy = AnalyticsProxy()
-        proxy.holdLockAcrossFork()
-        return proxy
+    private static let sharedSlot: SharedSlot = {
+        let slot = SharedSlot()
+        slot.holdLockAcrossFork()
+        return slot
     }()
-    private static let sharedInstance = Analytics(shared: proxy)
+    private static let sharedInstance = Analytics(shared: sharedSlot)
 
     /// The first initialized instance, usable from anywhere — even before
-    /// `initialize(with:)`: calls made earlier are kept in order (50,000 at most; a call
-    /// beyond that is dropped at the call and logged, `sdk.ingress_full`) and replayed once
-    /// an instance is bound. The `async` methods that read state wait for that instance.
+    /// `initialize(with:)`: calls made earlier are kept in order (50,000 events at most; an
+    /// event beyond that is dropped at the call and logged, `sdk.ingress_full`) and handed to
+    /// the instance once one is bound. The `async` methods that read state wait for that
+    /// instance.
     public static var shared: Analytics { sharedInstance }
 
     /// Returns the instance for `options.writeKey`, creating and starting it if needed, and
@@ -40,7 +41,7 @@ extension Analytics {
     @discardableResult
     public static func initialize(with options: InitOptions) -> Analytics {
         let analytics = instance(for: options)
-        if let instance = analytics.instance { proxy.bind(instance) }
+        sharedSlot.bind(analytics.parts)
         return analytics
     }
 
@@ -56,39 +57,32 @@ extension Analytics {
     public static func instance(for options: InitOptions) -> Analytics {
         // A known key is a lock and a lookup (and a few comparisons): servers ask per request.
         if let existing = registry.withLock({ $0[options.writeKey] }) {
-            existing.instance?.noteRequest(with: options)
+            noteRequest(with: options, to: existing.parts)
             return existing
         }
         let prepared = ClientFactory.prepare(options)
         let (analytics, created) = registry.withLock { instances -> (Analytics, Bool) in
             if let existing = instances[options.writeKey] { return (existing, false) }
-            let made = Analytics(instance: prepared.start())
-            if made.instance?.configurationError == nil { instances[options.writeKey] = made }
+            let made = Analytics(prepared.start())
+            if made.configurationError == nil { instances[options.writeKey] = made }
             return (made, true)
         }
-        if let instance = analytics.instance {
-            if !created {
-                instance.noteRequest(with: options)
-            } else if instance.configurationError == nil {
-                instance.client.logger.debug("sdk.configured: instance for write key \(DebugInfo.mask(options.writeKey)) created")
-            }
+        if !created {
+            noteRequest(with: options, to: analytics.parts)
+        } else if analytics.configurationError == nil {
+            analytics.engine.logger.debug("sdk.configured: instance for write key \(DebugInfo.mask(options.writeKey)) created")
         }
         return analytics
     }
 
-    /// ``instance(for:)`` as the concrete type the built-ins and the tests work with.
-    package static func concreteInstance(for options: InitOptions) -> MetaRouterClient {
-        // An instance made by `instance(for:)` always has one.
-        instance(for: options).instance!
-    }
-
     /// Removes a shut-down instance from the registry (and from `shared`), so the next
     /// request for its write key creates a live one.
-    static func forget(_ client: MetaRouterClient) {
+    static func forget(_ parts: Parts) {
+        let key = parts.options.writeKey
         registry.withLock { instances in
-            if instances[client.options.writeKey]?.instance === client { instances[client.options.writeKey] = nil }
+            if instances[key]?.engine === parts.engine { instances[key] = nil }
         }
-        if proxy.target === client { proxy.unbind() }
+        sharedSlot.unbind(parts.engine)
     }
 
     /// Initializes and waits until the instance is ready (plugins configured, identity
@@ -98,14 +92,15 @@ extension Analytics {
     /// - Returns: The instance, ready.
     public static func initializeAndWait(with options: InitOptions) async -> Analytics {
         let analytics = initialize(with: options)
-        await analytics.instance?.client.settle()
+        await analytics.engine.settle()
         return analytics
     }
 
     /// Resets the shared instance (identity, advertising id, queue) and waits until the
     /// reset has been applied. Does nothing when no instance is bound.
     public static func resetAndWait() async {
-        await proxy.target?.resetAndWait()
+        guard sharedSlot.isBound else { return }
+        await shared.resetAndWait()
     }
 
     /// Shuts down and forgets every instance, and unbinds ``shared``: the next
@@ -119,16 +114,15 @@ extension Analytics {
     ///   or on disk.
     @discardableResult
     public static func shutdownAll(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
-        let clients = registry.withLock { instances -> [MetaRouterClient] in
+        let instances = registry.withLock { instances -> [Analytics] in
             defer { instances = [:] }
-            return instances.values.compactMap(\.instance)
+            return Array(instances.values)
         }
-        let bound = proxy.target
-        proxy.unbind()
-        var all = clients
-        if let bound, !clients.contains(where: { $0 === bound }) { all.append(bound) }
+        var all = instances.map(\.parts)
+        if let bound = sharedSlot.bound, !all.contains(where: { $0.engine === bound.engine }) { all.append(bound) }
+        sharedSlot.unbind()
         return await withTaskGroup(of: Bool.self) { group in
-            for client in all { group.addTask { await client.shutdown(timeout: timeout) } }
+            for parts in all { group.addTask { await Analytics(parts).shutdown(timeout: timeout) } }
             return await group.reduce(true) { $0 && $1 }
         }
     }
@@ -138,7 +132,4 @@ extension Analytics {
     /// - Returns: ``shared``.
     @available(*, deprecated, renamed: "shared", message: "Use Analytics.shared")
     public static func client() -> Analytics { shared }
-
-    /// The proxy behind ``shared``, for the tests of its buffer.
-    package static var sharedProxy: AnalyticsProxy { proxy }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The plugin host: adding and removing plugins and running work where they live. On
-/// ``Analytics/shared`` each call waits, in call order, for an instance to be bound.
+/// ``Analytics/shared`` before an instance is bound, each call is kept in call order and runs
+/// on that instance once it is.
 extension Analytics {
     /// Adds `plugin` to its stage of the timeline at `position`, in order with the calls made
     /// before: events tracked earlier do not see it, later ones do.
@@ -10,8 +11,7 @@ extension Analytics {
     ///   - plugin: The plugin; from now on only the instance's executor calls it.
     ///   - position: Where in its stage it goes (last by default).
     public func add(plugin: any Plugin, at position: PluginPosition = .last) {
-        let handoff = PluginHandoff(plugin)
-        backend.withEngine { $0.add(plugin: handoff.plugin, at: position) }
+        engine.add(plugin: plugin, at: position)
     }
 
     /// Adds `plugin` to the sub-timeline of the destination whose key is `destinationKey`
@@ -22,8 +22,7 @@ extension Analytics {
     ///   - destinationKey: The destination's ``DestinationPlugin/key``.
     ///   - position: Where in the destination's own timeline it goes (last by default).
     public func add(plugin: any Plugin, toDestination destinationKey: String, at position: PluginPosition = .last) {
-        let handoff = PluginHandoff(plugin)
-        backend.withEngine { $0.add(plugin: handoff.plugin, toDestination: destinationKey, at: position) }
+        engine.add(plugin: plugin, toDestination: destinationKey, at: position)
     }
 
     /// Removes `plugin` from the timeline, in order with the calls made before; it is shut
@@ -31,8 +30,7 @@ extension Analytics {
     ///
     /// - Parameter plugin: A plugin added before.
     public func remove(plugin: any Plugin) {
-        let handoff = PluginHandoff(plugin)
-        backend.withEngine { $0.remove(plugin: handoff.plugin) }
+        engine.remove(plugin: plugin)
     }
 
     /// Runs `work` on the instance's executor, in order with the calls made before: the one
@@ -40,7 +38,7 @@ extension Analytics {
     ///
     /// - Parameter work: Gets the timeline, which must not leave the closure.
     public func perform(_ work: @escaping @Sendable (Timeline) -> Void) {
-        backend.withEngine { $0.perform(work) }
+        engine.perform(work)
     }
 
     /// Runs `read` on the instance's executor after every call made before, and returns what
@@ -49,6 +47,6 @@ extension Analytics {
     /// - Parameter read: Gets the timeline, which must not leave the closure.
     /// - Returns: `read`'s result; `nil` in a `fork()` child, where the executor does not run.
     public func performAndWait<Value: Sendable>(_ read: @escaping @Sendable (Timeline) -> Value) async -> Value? {
-        await backend.boundInstance().onExecutor(read)
+        await onExecutor(read)
     }
 }

@@ -14,25 +14,58 @@ import Foundation
 /// makes a real instance whose destination keeps what it receives (`MetaRouterTesting`'s
 /// `CapturingDestination`, see `Docs/Testing.md`).
 public final class Analytics: Sendable {
-    /// The instance behind this object, or for ``shared`` the proxy that keeps calls until an
-    /// instance is bound.
-    package let backend: any AnalyticsBackend
-    /// The instance's engine when this object is an instance (not ``shared``): the event
-    /// calls go straight to it.
-    private let engine: AnalyticsClient?
-
-    init(instance: MetaRouterClient) {
-        backend = instance
-        engine = instance.client
+    /// What an instance runs on: its engine, the options it was made with and its handles on
+    /// the built-in plugins. Fixed for an instance; for ``shared``, the bound instance's, or
+    /// before one is bound those of an engine that keeps the calls (``SharedSlot``).
+    package struct Parts: Sendable {
+        /// The engine: ordered ingress, executor and timeline.
+        package let engine: AnalyticsClient
+        /// The options the instance was created with.
+        package let options: InitOptions
+        /// Why the options were rejected, when they were; the instance is then inert.
+        package let configurationError: String?
+        /// The built-in plugins the instance started with, each reached through a handle made
+        /// when they were built, and what the pillars keep beside them.
+        let pillarSlots: PillarSlots
+        /// Whether a request for this write key with other options was reported (once).
+        let reportedOtherOptions = Locked(false)
     }
 
-    init(shared proxy: AnalyticsProxy) {
-        backend = proxy
-        engine = nil
+    /// An instance's parts; `nil` for ``shared``, whose parts are in ``slot``.
+    private let fixed: Parts?
+    /// ``shared``'s engine slot; `nil` for an instance.
+    let slot: SharedSlot?
+
+    init(_ parts: Parts) {
+        fixed = parts
+        slot = nil
     }
 
-    /// The instance behind this object; `nil` for ``shared``.
-    package var instance: MetaRouterClient? { backend as? MetaRouterClient }
+    init(shared slot: SharedSlot) {
+        fixed = nil
+        self.slot = slot
+    }
+
+    /// The parts the calls go to now: an instance's own; for ``shared``, the bound instance's
+    /// or, before binding, those of the engine that keeps the calls.
+    package var parts: Parts {
+        if let fixed { return fixed }
+        // Every object is made with `fixed` or `slot`.
+        return slot.unsafelyUnwrapped.parts
+    }
+
+    /// The engine the calls go to now (see ``parts``).
+    package var engine: AnalyticsClient {
+        if let fixed { return fixed.engine }
+        return slot.unsafelyUnwrapped.parts.engine
+    }
+    /// The options the instance was created with.
+    package var options: InitOptions { parts.options }
+    /// Why the options were rejected, when they were; the instance is then inert.
+    package var configurationError: String? { parts.configurationError }
+    /// The handles on the built-in plugins; used only on the executor, where each hands out
+    /// its plugin.
+    var pillars: Pillars { parts.pillarSlots.found }
 
     // MARK: Events
 
@@ -44,8 +77,7 @@ public final class Analytics: Sendable {
     ///     event kept.
     ///   - options: Per-call identity, context, timestamp or destinations.
     public func track(_ event: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
-        if let engine { return engine.track(event, properties: properties, options: options) }
-        backend.track(event, properties: properties, options: options)
+        engine.track(event, properties: properties, options: options)
     }
 
     /// Records a user action with typed properties, encoded as a JSON object.
@@ -55,7 +87,7 @@ public final class Analytics: Sendable {
     ///   - properties: A value that encodes as a JSON object.
     ///   - options: Per-call identity, context, timestamp or destinations.
     public func track<Properties: Encodable>(_ event: String, properties: Properties, options: EventOptions? = nil) {
-        backend.track(event, properties: properties, options: options)
+        engine.track(event, properties: properties, options: options)
     }
 
     /// Sets the current user and records their traits.
@@ -65,7 +97,8 @@ public final class Analytics: Sendable {
     ///   - traits: JSON-compatible traits of the user.
     ///   - options: Per-call identity, context or timestamp.
     public func identify(_ userId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
-        backend.identify(userId, traits: traits, options: options)
+        let engine = engine
+        changingUser { engine.identify(userId, traits: traits, options: options) }
     }
 
     /// Sets the current user with typed traits, encoded as a JSON object.
@@ -75,7 +108,8 @@ public final class Analytics: Sendable {
     ///   - traits: A value that encodes as a JSON object.
     ///   - options: Per-call identity, context or timestamp.
     public func identify<Traits: Encodable>(_ userId: String, traits: Traits, options: EventOptions? = nil) {
-        backend.identify(userId, traits: traits, options: options)
+        let engine = engine
+        changingUser { engine.identify(userId, traits: traits, options: options) }
     }
 
     /// Sets the current group and records its traits.
@@ -85,8 +119,7 @@ public final class Analytics: Sendable {
     ///   - traits: JSON-compatible traits of the group.
     ///   - options: Per-call identity, context or timestamp.
     public func group(_ groupId: String, traits: [String: Any]? = nil, options: EventOptions? = nil) {
-        if let engine { return engine.group(groupId, traits: traits, options: options) }
-        backend.group(groupId, traits: traits, options: options)
+        engine.group(groupId, traits: traits, options: options)
     }
 
     /// Sets the current group with typed traits, encoded as a JSON object.
@@ -96,8 +129,7 @@ public final class Analytics: Sendable {
     ///   - traits: A value that encodes as a JSON object.
     ///   - options: Per-call identity, context or timestamp.
     public func group<Traits: Encodable>(_ groupId: String, traits: Traits, options: EventOptions? = nil) {
-        if let engine { return engine.group(groupId, traits: traits, options: options) }
-        backend.group(groupId, traits: traits, options: options)
+        engine.group(groupId, traits: traits, options: options)
     }
 
     /// Records a screen view.
@@ -107,8 +139,7 @@ public final class Analytics: Sendable {
     ///   - properties: JSON-compatible properties of the view.
     ///   - options: Per-call identity, context or timestamp.
     public func screen(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
-        if let engine { return engine.screen(name, properties: properties, options: options) }
-        backend.screen(name, properties: properties, options: options)
+        engine.screen(name, properties: properties, options: options)
     }
 
     /// Records a page view.
@@ -118,8 +149,7 @@ public final class Analytics: Sendable {
     ///   - properties: JSON-compatible properties of the view.
     ///   - options: Per-call identity, context or timestamp.
     public func page(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
-        if let engine { return engine.page(name, properties: properties, options: options) }
-        backend.page(name, properties: properties, options: options)
+        engine.page(name, properties: properties, options: options)
     }
 
     /// Links the current identity to `newUserId` and makes it the current userId.
@@ -128,7 +158,8 @@ public final class Analytics: Sendable {
     ///   - newUserId: The user's new id.
     ///   - options: Per-call identity, context or timestamp.
     public func alias(_ newUserId: String, options: EventOptions? = nil) {
-        backend.alias(newUserId, options: options)
+        let engine = engine
+        changingUser { engine.alias(newUserId, options: options) }
     }
 
     /// Hands a fully built event (replayed from a file, forwarded from elsewhere) to the
@@ -136,8 +167,7 @@ public final class Analytics: Sendable {
     ///
     /// - Parameter event: The event; its `messageId` and `timestamp` are kept.
     public func process(_ event: Event) {
-        if let engine { return engine.process(event) }
-        backend.withEngine { $0.process(event) }
+        engine.process(event)
     }
 
     // MARK: Identity and sessions
@@ -145,80 +175,167 @@ public final class Analytics: Sendable {
     /// Sets (validated as a UUID) or, with `nil`, clears the advertising identifier.
     ///
     /// - Parameter advertisingId: The IDFA, or `nil`.
-    public func setAdvertisingId(_ advertisingId: String?) { backend.setAdvertisingId(advertisingId) }
+    public func setAdvertisingId(_ advertisingId: String?) {
+        engine.perform { self.pillars.advertisingId?($0).set(advertisingId) }
+    }
 
     /// Clears the advertising identifier from storage and context.
-    public func clearAdvertisingId() { backend.clearAdvertisingId() }
+    public func clearAdvertisingId() {
+        engine.perform { self.pillars.advertisingId?($0).clear() }
+    }
 
-    /// Starts a new session: the next event carries `context.sessionStart`.
-    public func startSession() { backend.startSession() }
+    /// Starts a new session: the next event carries `context.sessionStart`. Where sessions are
+    /// not automatic (a server), this adds the session plugin.
+    public func startSession() {
+        engine.perform { timeline in
+            let slots = self.parts.pillarSlots
+            if let plugin = slots.session { return plugin.startSession() }
+            let sessions = self.options.sessions
+            let plugin = SessionPlugin(options: SessionOptions(
+                automatic: false, inactivityTimeout: sessions.inactivityTimeout, backgroundTimeout: sessions.backgroundTimeout))
+            timeline.add(plugin, at: .after(ContextPlugin.self))
+            slots.session = plugin
+            plugin.startSession()
+        }
+    }
 
     /// Ends the session.
-    public func endSession() { backend.endSession() }
+    public func endSession() {
+        engine.perform { _ in self.parts.pillarSlots.session?.endSession() }
+    }
 
     /// The device's anonymous id; waits for initialization, never empty.
     ///
     /// - Returns: The anonymous id (with no device identity, a fresh UUID each time).
-    public func getAnonymousId() async -> String { await backend.getAnonymousId() }
+    public func getAnonymousId() async -> String {
+        let found = await onExecutor { self.pillars.identity?($0).anonymousId } ?? nil
+        return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
+    }
 
     /// Clears identity (a new anonymousId), the advertising id and the queue.
-    public func reset() { backend.reset() }
+    public func reset() {
+        let engine = engine
+        changingUser { engine.reset() }
+    }
 
     /// Resets and waits until the reset is applied.
-    public func resetAndWait() async { await backend.resetAndWait() }
-
-    /// Wipes this instance's local state: queued events, identity, consent, super properties,
-    /// breadcrumbs and signals.
-    ///
-    /// - Returns: What was wiped.
-    public func forget() async -> ForgetReport { await backend.forget() }
+    public func resetAndWait() async {
+        reset()
+        await engine.settle()
+    }
 
     // MARK: Delivery
 
     /// Sends queued events now; covers every call made before it.
-    public func flush() { backend.flush() }
+    public func flush() { engine.flush() }
 
     /// Sends queued events and returns when the attempt has resolved.
-    public func flushAndWait() async { await backend.flushAndWait() }
+    public func flushAndWait() async { await engine.flushAndWait() }
 
     /// Adds (or removes) `Trace: true` on every upload.
     ///
     /// - Parameter enabled: Whether uploads carry the header.
-    public func setTracing(_ enabled: Bool) { backend.setTracing(enabled) }
+    public func setTracing(_ enabled: Bool) {
+        engine.perform { self.pillars.destination?($0).uploader?.tracing = enabled }
+    }
 
-    /// Keeps one deep-link URL for the next `Application Opened` event.
+    /// Keeps one deep-link URL for the next `Application Opened` event (last wins). With
+    /// lifecycle tracking off it logs a warning and does nothing.
     ///
     /// - Parameters:
     ///   - url: The URL the app was opened with.
     ///   - sourceApplication: The bundle id of the app that opened it, if known.
     public func recordOpenedURL(_ url: URL, sourceApplication: String?) {
-        backend.recordOpenedURL(url, sourceApplication: sourceApplication)
+        let current = parts
+        guard current.options.trackLifecycleEvents || slot?.isBound == false else {
+            current.engine.logger.warning("sdk.deep_link_ignored: recordOpenedURL ignored: lifecycle tracking is off (InitOptions.trackLifecycleEvents)")
+            return
+        }
+        current.engine.perform { self.pillars.lifecycle?($0).recordOpenedURL(url, sourceApplication: sourceApplication) }
     }
 
     /// Delivers or persists what is queued within `timeout` seconds (10 by default), then stops;
     /// later calls are dropped. When `timeout` passes with a request still out, delivery stops
     /// anyway: the event log is closed and released as this returns, and the interrupted batch
-    /// is sent again, under its `Idempotency-Key`, by the next instance that opens the log.
+    /// is sent again, under its `Idempotency-Key`, by the next instance that opens the log. The
+    /// instance is forgotten: ``instance(for:)`` with its write key then creates a new one.
+    /// On ``shared`` before an instance is bound, does nothing.
     ///
     /// - Parameter timeout: Seconds to wait for the plugins.
     /// - Returns: Whether every accepted event was delivered or written to disk in time.
     @discardableResult
     public func shutdown(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
-        await backend.shutdown(timeout: timeout)
+        guard let current = fixed ?? slot?.bound else { return true }
+        // A fork() child takes none of the parent's locks, the registry's included.
+        guard !current.engine.isInForkedChild else { return await current.engine.shutdown(timeout: timeout) }
+        let finished = await current.engine.shutdown(timeout: timeout)
+        Self.forget(current)
+        return finished
     }
 
     // MARK: Diagnostics
 
     /// Turns on debug logging.
-    public func enableDebugLogging() { backend.enableDebugLogging() }
+    public func enableDebugLogging() {
+        engine.logger.minimumLevel = .debug
+        engine.perform { timeline in
+            let current = self.parts
+            current.engine.logger.minimumLevel = .debug
+            #if Privacy
+            // The scrubber names sensitive-looking keys in debug mode, even while it is off.
+            guard current.pillarSlots.scrubber == nil else { return }
+            let scrubber = PIIScrubPlugin(enabled: false, options: current.options.piiScrubbing)
+            timeline.add(scrubber, at: .after(SuperPropertiesPlugin.self))
+            current.pillarSlots.scrubber = scrubber
+            #endif
+        }
+    }
 
     /// Sets the lowest level of the lines this instance logs.
     ///
     /// - Parameter level: Lines below it are not even formatted.
-    public func setLogLevel(_ level: LogLevel) { backend.setLogLevel(level) }
+    public func setLogLevel(_ level: LogLevel) {
+        engine.logger.minimumLevel = level
+        if slot?.isBound == false { engine.perform { _ in self.engine.logger.minimumLevel = level } }
+    }
 
     /// The instance's state: identity, queue, delivery, drops.
     ///
     /// - Returns: A snapshot read on the executor, consistent with itself.
-    public func getDebugInfo() async -> DebugInfo { await backend.getDebugInfo() }
+    public func getDebugInfo() async -> DebugInfo {
+        guard let slot else { return await debugInfo(of: fixed.unsafelyUnwrapped) }
+        let dropped = slot.droppedBeforeInitialize
+        var info: DebugInfo
+        if let bound = slot.bound { info = await debugInfo(of: bound) } else { info = slot.unboundDebugInfo() }
+        if dropped > 0 { info.stats.dropped[.overflow, default: 0] += dropped }
+        return info
+    }
+
+    // MARK: Engine
+
+    /// Runs `call` (an identify, alias or reset) as an identity change: with entitlements on,
+    /// the entitlements served go blank until the new user's are known.
+    func changingUser(_ call: () -> Void) {
+        let current = parts
+        guard !current.engine.isInForkedChild else { return current.engine.noteForkedChild() }
+        #if Entitlements
+        if let cache = current.pillarSlots.entitlementCache { return changingEntitledUser(cache, current, call) }
+        #endif
+        call()
+    }
+
+    /// Runs `read` on the executor after everything submitted before, and returns its result.
+    /// A shut-down instance still answers: its executor keeps draining. On ``shared`` before
+    /// binding, the answer waits for the bound instance. `nil` in a `fork()` child, where the
+    /// executor does not run.
+    package func onExecutor<Value: Sendable>(_ read: @escaping @Sendable (Timeline) -> Value) async -> Value? {
+        let engine = engine
+        guard !engine.isInForkedChild else {
+            engine.noteForkedChild()
+            return nil
+        }
+        return await withCheckedContinuation { continuation in
+            engine.perform { continuation.resume(returning: read($0)) }
+        }
+    }
 }

@@ -2,19 +2,19 @@ import Foundation
 import MetaRouterAdvertisingID
 import MetaRouterPlatform
 
-/// Turns ``InitOptions`` into a running ``MetaRouterClient`` with the default plugins, or an
-/// inert one when the options are invalid.
+/// Turns ``InitOptions`` into the parts of a running ``Analytics`` instance with the default
+/// plugins, or of an inert one when the options are invalid.
 enum ClientFactory {
     /// What `prepare` produced: an inert instance for invalid options, or everything a live
     /// one needs to start, with no caller code run yet: starting it runs none on the calling
     /// thread (the plugin factory runs on the instance's executor).
     enum Prepared {
-        case inert(MetaRouterClient)
+        case inert(Analytics.Parts)
         case ready(Ready)
 
         /// The instance: the inert one, or a new client whose executor builds and configures
         /// the plugins on its own thread.
-        func start() -> MetaRouterClient {
+        func start() -> Analytics.Parts {
             switch self {
             case .inert(let client): return client
             case .ready(let ready):
@@ -22,10 +22,10 @@ enum ClientFactory {
                 let slots = ready.slots
                 let client = AnalyticsClient(configuration: ready.configuration) {
                     let plugins = ClientFactory.startingPlugins(ready)
-                    slots.found.find(in: plugins)
+                    slots.fill(from: plugins)
                     return plugins
                 }
-                let instance = MetaRouterClient(client: client, options: options, configurationError: nil, pillars: slots)
+                let instance = Analytics.Parts(engine: client, options: options, configurationError: nil, pillarSlots: slots)
                 #if Signals
                 if var network = options.signals?.network {
                     // The SDK's own requests never become signals.
@@ -34,7 +34,7 @@ enum ClientFactory {
                     own.append(options.remoteRules?.url)
                     #endif
                     network.ownHosts.formUnion(own.compactMap { $0 }.compactMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } })
-                    NetworkSignals.send(to: instance.client, options: network)
+                    NetworkSignals.send(to: client, options: network) { slots.found.signals?($0) }
                 }
                 #endif
                 #if CrashCapture
@@ -42,7 +42,7 @@ enum ClientFactory {
                     // On the calling thread (usually the main one): its alternate signal stack
                     // is what lets a stack overflow there be reported.
                     CrashCapture.prepareCurrentThread()
-                    instance.deliverCrashReports()
+                    Analytics(instance).deliverCrashReports()
                 }
                 #endif
                 return instance
@@ -81,7 +81,7 @@ enum ClientFactory {
             let reason = "invalid options: " + errors.joined(separator: "; ")
             let client = AnalyticsClient(configuration: Configuration(writeKey: options.writeKey, logger: logger, clock: clock))
             client.disable(reason: reason)
-            return .inert(MetaRouterClient(client: client, options: options, configurationError: reason))
+            return .inert(Analytics.Parts(engine: client, options: options, configurationError: reason, pillarSlots: PillarSlots()))
         }
         let directory = options.storageDirectory ?? StorageFiles.defaultDirectory(writeKey: options.writeKey)
         let storage = options.keyValueStore ?? defaultStore(directory: directory, logger: logger)
@@ -103,7 +103,7 @@ enum ClientFactory {
     static func startingPlugins(_ ready: Ready) -> [any Plugin] {
         let options = ready.options, host = ready.host, directory = ready.directory
         let storage = ready.configuration.storage, logger = ready.configuration.logger
-        var plugins = plugins(for: options, host: host, directory: directory)
+        var plugins = plugins(for: options, host: host, directory: directory, slots: ready.slots)
         #if Entitlements
         if let cache = ready.slots.entitlementCache, let settings = options.entitlements {
             // After identity (its userId is loaded when the plugin reads it), before delivery.
@@ -111,8 +111,8 @@ enum ClientFactory {
             let plugin = EntitlementsPlugin(
                 source: source, refreshInterval: settings.refreshIntervalSeconds, cache: cache,
                 store: EntitlementStore(directory: directory.appendingPathComponent("entitlements", isDirectory: true))
-            ) { timeline in
-                let identity = timeline.find(IdentityPlugin.self)
+            ) { [slots = ready.slots] timeline in
+                let identity = slots.found.identity?(timeline)
                 return (identity?.userId, identity?.anonymousId)
             }
             let afterIdentity = plugins.firstIndex { $0 is IdentityPlugin }.map { $0 + 1 } ?? plugins.count
@@ -147,7 +147,9 @@ enum ClientFactory {
     }
     #endif
 
-    static func plugins(for options: InitOptions, host: URL, directory: URL) -> [any Plugin] {
+    /// `slots`: the instance's handles, filled in once these plugins are built; the plugins that
+    /// read another (entitlements, signals: the identity) reach it through them.
+    static func plugins(for options: InitOptions, host: URL, directory: URL, slots: PillarSlots) -> [any Plugin] {
         // In this order, ahead of identity, context and every destination: the consent gate (a
         // call it drops is seen by no other plugin), super properties, PII scrubbing, then the
         // tracking plan, so the plan checks what would be sent. Scrubbing and the plan join only
@@ -193,7 +195,7 @@ enum ClientFactory {
         #endif
         #if Signals
         if let signals = options.signals {
-            plugins.append(SignalsPlugin(configuration: signals) { $0.find(IdentityPlugin.self)?.anonymousId })
+            plugins.append(SignalsPlugin(configuration: signals) { slots.found.identity?($0).anonymousId })
         }
         #endif
         if defaults.contains(.delivery) {

@@ -16,10 +16,10 @@ struct PillarHandle<P: Plugin>: @unchecked Sendable {  // the plugin is handed o
     func callAsFunction(_ timeline: Timeline) -> P { plugin }
 }
 
-extension MetaRouterClient {
+extension Analytics {
     /// The built-in plugins an instance started with (a handle each; `nil` when options left it
-    /// out). Plugins a call adds later (scrubbing, the tracking plan, sessions on a server) are
-    /// found on the executor instead.
+    /// out). Those a call may add later (scrubbing, the tracking plan, sessions on a server) are
+    /// kept in ``PillarSlots`` as they are added.
     struct Pillars: Sendable {
         var identity: PillarHandle<IdentityPlugin>?
         var advertisingId: PillarHandle<AdvertisingIDPlugin>?
@@ -79,10 +79,36 @@ extension MetaRouterClient {
 /// An instance's handles on its built-in plugins, and what the pillars keep outside the
 /// timeline so that a call reads it without waiting for the executor. The plugins are built by
 /// the executor's first operation, which fills ``found`` in.
-final class PillarSlots: @unchecked Sendable {  // `found` is written once, by the executor's first operation, and read only by the operations after it on the same serial executor; the rest is immutable
+final class PillarSlots: @unchecked Sendable {  // `found` is written once, by the executor's first operation, and read only by the operations after it on the same serial executor; `session`, `scrubber` and `trackingPlan` are read and written only on that executor; the rest is immutable
     /// The handles, once the executor's first operation has built the plugins; read them only
     /// on the executor (each hands its plugin out only for a ``Timeline``).
-    var found = MetaRouterClient.Pillars()
+    var found = Analytics.Pillars()
+    /// The session plugin, when the instance started with one or `startSession()` added it.
+    /// Only on the executor.
+    var session: SessionPlugin?
+    #if Privacy
+    /// The PII scrubber, when the instance started with one or a call added it. Only on the
+    /// executor.
+    var scrubber: PIIScrubPlugin?
+    #endif
+    #if TrackingPlan
+    /// The tracking-plan plugin, when the instance started with one or `setTrackingPlan` added
+    /// it. Only on the executor.
+    var trackingPlan: TrackingPlanPlugin?
+    #endif
+
+    /// Fills in the handles on the built-ins among `plugins`, the timeline the instance starts
+    /// with; on the executor, as its first operation.
+    func fill(from plugins: [any Plugin]) {
+        found.find(in: plugins)
+        session = plugins.lazy.compactMap { $0 as? SessionPlugin }.first
+        #if Privacy
+        scrubber = plugins.lazy.compactMap { $0 as? PIIScrubPlugin }.first
+        #endif
+        #if TrackingPlan
+        trackingPlan = plugins.lazy.compactMap { $0 as? TrackingPlanPlugin }.first
+        #endif
+    }
     #if Entitlements
     /// The entitlements served, when `InitOptions.entitlements` is set: made with the
     /// instance, read from any thread.

@@ -20,11 +20,11 @@ func residentBytes() -> Int {
 }
 
 /// An instance whose disk log holds a large backlog whole (256 MB).
-private func backlogInstance(directory: String, host: String) -> MetaRouterClient {
+private func backlogInstance(directory: String, host: String) -> MetaRouter.Analytics {
     var options = makeOptions(directory: directory, host: host)
     options.maxDiskBytes = 256 << 20
     options.maxDiskEvents = 1_000_000
-    return MetaRouter.Analytics.concreteInstance(for: options)
+    return MetaRouter.Analytics.instance(for: options)
 }
 
 func runBacklogMode(directory: String, host: String, count: Int) async {
@@ -34,9 +34,9 @@ func runBacklogMode(directory: String, host: String, count: Int) async {
         for index in start..<min(count, start + 10_000) {
             analytics.track("Backlog", properties: ["n": index, "pad": "0123456789abcdef0123456789abcdef"])
         }
-        await analytics.client.settle()
+        await analytics.engine.settle()
     }
-    await analytics.client.settle()
+    await analytics.engine.settle()
     say("durable \(count)")
     while true { sleep(60) }
 }

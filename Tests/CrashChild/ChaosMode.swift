@@ -16,7 +16,7 @@ import MetaRouterTesting
 
 let chaosTenants = 3
 
-private func chaosInstance(_ directory: String, _ host: String, tenant: Int) async -> MetaRouterClient {
+private func chaosInstance(_ directory: String, _ host: String, tenant: Int) async -> MetaRouter.Analytics {
     let analytics = makeInstance(directory: directory + "/chaos-\(tenant)", host: host, writeKey: "chaos-\(tenant)")
     say("disk chaos-\(tenant) \(await analytics.getDebugInfo().queueOnDisk)")
     return analytics
@@ -25,7 +25,7 @@ private func chaosInstance(_ directory: String, _ host: String, tenant: Int) asy
 func runChaosMode(directory: String, host: String, seed: UInt64, first: Int) async {
     var random = SeededRandom(seed: seed)
     var next = first
-    var tenants: [MetaRouterClient] = []
+    var tenants: [MetaRouter.Analytics] = []
     if random.next(2) == 0 {
         let kept = 1 + random.next(300)
         for _ in 0..<kept {
@@ -36,8 +36,8 @@ func runChaosMode(directory: String, host: String, seed: UInt64, first: Int) asy
     }
     for tenant in 0..<chaosTenants { tenants.append(await chaosInstance(directory, host, tenant: tenant)) }
     if next > first {
-        await tenants[0].client.settle()
-        await tenants[0].client.settle()
+        await tenants[0].engine.settle()
+        await tenants[0].engine.settle()
         say("durable \(first) \(next - 1)")
     }
     while true {
@@ -54,8 +54,8 @@ func runChaosMode(directory: String, host: String, seed: UInt64, first: Int) asy
                 tenants[tenant].track("Chaos", properties: ["n": next])
                 next += 1
             }
-            await tenants[tenant].client.settle()
-            await tenants[tenant].client.settle()
+            await tenants[tenant].engine.settle()
+            await tenants[tenant].engine.settle()
             say("durable \(start) \(next - 1)")
         }
     }

@@ -41,20 +41,20 @@ func recurse(_ depth: Int) -> Int {
     return frame[0] &+ frame[1]
 }
 
-func crashInstance(directory: String, host: String, capture: Bool) -> MetaRouterClient {
+func crashInstance(directory: String, host: String, capture: Bool) -> MetaRouter.Analytics {
     var options = InitOptions(writeKey: "crash-capture-key", ingestionHost: host, flushIntervalSeconds: 1)
     options.storageDirectory = URL(fileURLWithPath: directory)
     options.keyValueStore = FileKeyValueStore(file: URL(fileURLWithPath: directory).appendingPathComponent("identity.json"))
     options.logSink = StandardErrorSink()
     options.requestTimeoutSeconds = 2
     options.captureCrashes = capture
-    return MetaRouter.Analytics.concreteInstance(for: options)
+    return MetaRouter.Analytics.instance(for: options)
 }
 
 /// Waits, blocking the calling thread, until the instance has run what was submitted before.
-func settleBlocking(_ analytics: MetaRouterClient) {
+func settleBlocking(_ analytics: MetaRouter.Analytics) {
     let done = DispatchSemaphore(value: 0)
-    analytics.client.perform { _ in done.signal() }
+    analytics.engine.perform { _ in done.signal() }
     done.wait()
 }
 

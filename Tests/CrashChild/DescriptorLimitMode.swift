@@ -16,7 +16,7 @@ import Glibc
 func runDescriptorLimitMode(directory: String, host: String) async {
     #if os(Linux)
     let analytics = makeInstance(directory: directory, host: host)
-    await analytics.client.settle()
+    await analytics.engine.settle()
     var held: [Int32] = []
     while true {
         let descriptor = open("/dev/null", O_RDONLY)

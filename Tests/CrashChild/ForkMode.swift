@@ -18,7 +18,7 @@ import Glibc
 //       "parent sent <count>".
 
 /// Every public API that waits, by name, as a child calls it.
-func waitingCalls(_ analytics: MetaRouterClient) -> [(String, @Sendable () async -> Void)] {
+func waitingCalls(_ analytics: MetaRouter.Analytics) -> [(String, @Sendable () async -> Void)] {
     var calls: [(String, @Sendable () async -> Void)] = [
         ("flushAndWait", { await analytics.flushAndWait() }),
         ("getDebugInfo", { _ = await analytics.getDebugInfo() }),
@@ -46,7 +46,7 @@ func runForkMode(directory: String, host: String, from place: String) async {
     for index in 0..<5 { analytics.track("Before Fork", properties: ["n": index]) }
     await analytics.flushAndWait()
     // A producer at full speed while the process forks, so the locks its calls take (the
-    // ingress, the proxy, the logger's) may be held by a thread the child does not have.
+    // ingress, `shared`'s slot, the logger's) may be held by a thread the child does not have.
     let producing = Locked(true)
     let stopped = DispatchSemaphore(value: 0)
     Thread.detachNewThread {

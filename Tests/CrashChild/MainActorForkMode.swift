@@ -23,7 +23,7 @@ import Glibc
 
 #if os(Linux)
 /// The parent's half before the fork, with no `await`: the instance, its 5 events delivered.
-func prepareMainActorFork(directory: String, host: String) -> MetaRouterClient {
+func prepareMainActorFork(directory: String, host: String) -> MetaRouter.Analytics {
     let analytics = makeInstance(directory: directory, host: host)
     MetaRouter.Analytics.initialize(with: analytics.options)
     for index in 0..<5 { analytics.track("Before Fork", properties: ["n": index]) }
@@ -44,7 +44,7 @@ func prepareMainActorFork(directory: String, host: String) -> MetaRouterClient {
 
 /// The child's half, on the main actor: every waiting API awaited from there.
 @MainActor
-func runMainActorForkChild(_ analytics: MetaRouterClient) async -> Never {
+func runMainActorForkChild(_ analytics: MetaRouter.Analytics) async -> Never {
     analytics.track("In Child")
     for (name, call) in waitingCalls(analytics) {
         alarm(5)
@@ -59,7 +59,7 @@ func runMainActorForkChild(_ analytics: MetaRouterClient) async -> Never {
 }
 
 /// The parent's half after the fork: the child reaped, 5 more events delivered.
-func finishMainActorFork(_ analytics: MetaRouterClient, child: pid_t) async {
+func finishMainActorFork(_ analytics: MetaRouter.Analytics, child: pid_t) async {
     say("child status \(reap(child))")
     for index in 5..<10 { analytics.track("After Fork", properties: ["n": index]) }
     await analytics.flushAndWait()

@@ -20,7 +20,7 @@ func runTenantsMode(directory: String, host: String, count: Int) async {
     limit.rlim_cur = min(limit.rlim_max, 1024)
     setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     #endif
-    var instances: [MetaRouterClient] = []
+    var instances: [MetaRouter.Analytics] = []
     instances.reserveCapacity(count)
     for index in 0..<count {
         var options = InitOptions(writeKey: "tenant-\(index)", ingestionHost: host, flushIntervalSeconds: 3600)
@@ -30,7 +30,7 @@ func runTenantsMode(directory: String, host: String, count: Int) async {
         options.identityMode = .perCall
         options.trackLifecycleEvents = false
         options.requestTimeoutSeconds = 10
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         for event in 0..<2 {
             analytics.track("Tenant Event", properties: ["tenant": index, "n": event], options: EventOptions(userId: "u\(index)"))
         }

@@ -24,8 +24,8 @@ struct StandardErrorSink: LogSink {
     }
 }
 
-func makeInstance(directory: String, host: String, serving: Bool = false, writeKey: String = "crash-test-key") -> MetaRouterClient {
-    MetaRouter.Analytics.concreteInstance(for: makeOptions(directory: directory, host: host, serving: serving, writeKey: writeKey))
+func makeInstance(directory: String, host: String, serving: Bool = false, writeKey: String = "crash-test-key") -> MetaRouter.Analytics {
+    MetaRouter.Analytics.instance(for: makeOptions(directory: directory, host: host, serving: serving, writeKey: writeKey))
 }
 
 /// The options ``makeInstance(directory:host:serving:writeKey:)`` makes its instance with.
@@ -122,8 +122,8 @@ case "track":
         }
         // One drain cycle: the events run through the timeline, then the log commit they
         // scheduled runs.
-        await analytics.client.settle()
-        await analytics.client.settle()
+        await analytics.engine.settle()
+        await analytics.engine.settle()
         say("durable \(index - 1)")
     }
 case "load":
@@ -159,8 +159,8 @@ case "serve":
         analytics.track("Served", properties: ["n": index])
         second.track("Served", properties: ["n": 1_000 + index])
     }
-    await analytics.client.settle()
-    await second.client.settle()
+    await analytics.engine.settle()
+    await second.engine.settle()
     say("ready \(count)")
     while true { try? await Task.sleep(nanoseconds: 1_000_000_000) }
 default:

@@ -7,7 +7,7 @@ import Testing
 /// background upload holds the system's background time until it resolves, and the
 /// termination hand-off returns only once the queue is on disk.
 @Suite struct BackgroundAndTerminationTests {
-    private func launch(_ host: URL, directory: URL, transport: (any HTTPTransport)? = nil) -> (MetaRouterClient, ManualLifecycleSource) {
+    private func launch(_ host: URL, directory: URL, transport: (any HTTPTransport)? = nil) -> (MetaRouter.Analytics, ManualLifecycleSource) {
         let source = ManualLifecycleSource()
         // No timer flush: the only upload is the one the background transition starts.
         var options = InitOptions(
@@ -17,7 +17,7 @@ import Testing
         options.lifecycleSource = source
         options.logSink = RecordingLogSink()
         options.transport = transport
-        return (MetaRouter.Analytics.concreteInstance(for: options), source)
+        return (MetaRouter.Analytics.instance(for: options), source)
     }
 
     @Test func backgroundTimeIsHeldUntilTheUploadResolves() async throws {
@@ -55,7 +55,7 @@ import Testing
         app.track("Warm Up")
         // Once the plugin listens (transitions sent before are replayed on the executor,
         // where the hand-off cannot wait), willTerminate returns only after the fsync.
-        await app.client.settle()
+        await app.engine.settle()
         let name = "Last Words \(UUID().uuidString)"
         app.track(name)
         source.send(.willTerminate(signal: nil))

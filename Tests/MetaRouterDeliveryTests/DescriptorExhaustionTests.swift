@@ -22,7 +22,7 @@ import Testing
         options.storageDirectory = directory.url
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = RecordingLogSink()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         // The other tests' instances share the process's budget: over it, nothing is kept open.
         let kept = await analytics.getDebugInfo().openDescriptors
         #expect(kept == 2 || DescriptorBudget.isOverBudget && kept == 0)

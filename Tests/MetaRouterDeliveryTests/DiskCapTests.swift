@@ -179,7 +179,7 @@ import Testing
         options.maxDiskBytes = 5 * 1024 * 1024
         options.maxDiskEvents = 1_000_000
         options.requestTimeoutSeconds = 2
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         let events = directory.url.appendingPathComponent("events")
         let largest = try await offThePool { () -> Int in
             let stop = Locked(false)

@@ -132,11 +132,11 @@ import Testing
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = RecordingLogSink()
         options.requestTimeoutSeconds = 2
-        let healthy = MetaRouter.Analytics.concreteInstance(for: options)
+        let healthy = MetaRouter.Analytics.instance(for: options)
         for index in 0..<20 { healthy.track("Kept", properties: ["n": index]) }
         #expect(await healthy.shutdown(timeout: 10))
 
-        let faulty = MetaRouter.Analytics.concreteInstance(for: options)
+        let faulty = MetaRouter.Analytics.instance(for: options)
         for index in 0..<20 { faulty.track("Kept", properties: ["n": index]) }
         await faulty.flushAndWait()
         let events = root.url.appendingPathComponent("store/events")

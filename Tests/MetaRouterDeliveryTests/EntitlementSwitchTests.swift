@@ -16,14 +16,14 @@ import Testing
         func submitPurchase(transactionId: String, evidence: String, userId: String?, anonymousId: String?) async throws {}
     }
 
-    private static func instance(_ directory: TemporaryDirectory) -> MetaRouterClient {
+    private static func instance(_ directory: TemporaryDirectory) -> MetaRouter.Analytics {
         var options = InitOptions(writeKey: "switch-\(UUID())", ingestionHost: "http://127.0.0.1:9", flushIntervalSeconds: 3600)
         options.storageDirectory = directory.url
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = RecordingLogSink()
         options.defaultPlugins.remove(.delivery)
         options.entitlements = EntitlementOptions(source: EchoSource())
-        return MetaRouter.Analytics.concreteInstance(for: options)
+        return MetaRouter.Analytics.instance(for: options)
     }
 
     /// A set read is either none or exactly one user's.
@@ -64,7 +64,7 @@ import Testing
         #expect(wrong.current == 0)
         #expect(reads.current > 0)
         analytics.identify("last")
-        await analytics.client.settle()
+        await analytics.engine.settle()
         #expect(try await analytics.refreshEntitlements() == ["user:last"])
         #expect(analytics.entitlements() == ["user:last"])
         await analytics.shutdown()
@@ -85,7 +85,7 @@ import Testing
             }
         }
         #expect(wrong.current == 0)
-        await analytics.client.settle()
+        await analytics.engine.settle()
         let user = try #require(await analytics.getDebugInfo().userId)
         let current = try await analytics.refreshEntitlements()
         #expect(current == ["user:\(user)"])
@@ -110,14 +110,14 @@ import Testing
         options.logSink = RecordingLogSink()
         options.defaultPlugins.remove(.delivery)
         options.entitlements = EntitlementOptions()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         try await offThePool {
             DispatchQueue.concurrentPerform(iterations: 8) { thread in
                 for round in 0..<2_000 { analytics.identify((thread + round).isMultiple(of: 2) ? "ann" : "bob") }
             }
         }
         analytics.identify("bob")
-        await analytics.client.settle()
+        await analytics.engine.settle()
         func fetches() async throws -> Int { try await collector.requests().filter { $0.path.hasPrefix("/v1/entitlements") }.count }
         let atSettle = try await fetches()
         let deadline = ContinuousClock.now + .seconds(60)
@@ -175,11 +175,11 @@ import Testing
         options.logSink = RecordingLogSink()
         options.defaultPlugins.remove(.delivery)
         options.entitlements = EntitlementOptions(source: source)
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.identify("ann")
-        await analytics.client.settle()
+        await analytics.engine.settle()
         analytics.identify("bob")
-        await analytics.client.settle()
+        await analytics.engine.settle()
         let deadline = ContinuousClock.now + .seconds(10)
         while analytics.entitlements() != ["user:bob"], ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 2_000_000) }
         #expect(analytics.entitlements() == ["user:bob"])
@@ -260,7 +260,7 @@ import Testing
         options.logSink = RecordingLogSink()
         options.defaultPlugins.remove(.delivery)
         options.entitlements = EntitlementOptions()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         // Every change of the set served wakes the waiter (off the pool), which reads it.
         let reported = DispatchSemaphore(value: 0)
         analytics.onEntitlementsChange { _ in reported.signal() }
@@ -277,7 +277,7 @@ import Testing
             let called = ContinuousClock.now
             analytics.identify(user)
             then()
-            analytics.client.perform { _ in
+            analytics.engine.perform { _ in
                 applied.withLock { $0 = .now }
                 reported.signal()
             }

@@ -21,13 +21,13 @@ import Testing
             directory = try TemporaryDirectory()
         }
 
-        func start(source: (any EntitlementSource)? = nil, logs: RecordingLogSink = RecordingLogSink()) -> MetaRouterClient {
+        func start(source: (any EntitlementSource)? = nil, logs: RecordingLogSink = RecordingLogSink()) -> MetaRouter.Analytics {
             var options = InitOptions(writeKey: writeKey, ingestionHost: collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
             options.storageDirectory = directory.url
             options.keyValueStore = store
             options.logSink = logs
             options.entitlements = EntitlementOptions(source: source)
-            return MetaRouter.Analytics.concreteInstance(for: options)
+            return MetaRouter.Analytics.instance(for: options)
         }
 
         /// The purchase files waiting in the instance's entitlement folder.
@@ -248,11 +248,11 @@ import Testing
         var options = InitOptions(writeKey: setting.writeKey, ingestionHost: setting.collector.baseURL.absoluteString, flushIntervalSeconds: 3600)
         options.storageDirectory = setting.directory.url
         options.logSink = RecordingLogSink()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.identify("ann")
         #expect(analytics.entitlements() == nil && !analytics.isEntitled("pro"))
         await #expect(throws: EntitlementError.notConfigured) { try await analytics.refreshEntitlements() }
-        await analytics.client.settle()
+        await analytics.engine.settle()
         #expect(try await setting.collector.requests().allSatisfy { !$0.path.hasPrefix("/v1/") })
         await analytics.shutdown()
     }

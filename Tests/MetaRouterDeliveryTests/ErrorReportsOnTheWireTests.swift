@@ -17,7 +17,7 @@ import Testing
         options.storageDirectory = directory.url
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = RecordingLogSink()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.track("Search", properties: ["n": 1])
         analytics.captureError(LookupFailed(), handled: true, properties: ["n": 2])
         await analytics.flushAndWait()

@@ -19,7 +19,7 @@ import Testing
         options.storageDirectory = directory.url
         options.keyValueStore = store
         options.logSink = RecordingLogSink()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.identify("user-1", traits: ["email": "ann@example.com"])
         for index in 0..<30 { analytics.track("Queued", properties: ["n": index]) }
         analytics.setConsent(ConsentState(analytics: true, errors: false))
@@ -43,7 +43,7 @@ import Testing
 
         // Nothing of it comes back at the next start.
         try await collector.script(fallback: ScriptedResponse(status: 200))
-        let again = MetaRouter.Analytics.concreteInstance(for: options)
+        let again = MetaRouter.Analytics.instance(for: options)
         again.track("Fresh", properties: ["n": 99])
         await again.flushAndWait()
         let delivered = try await collector.acceptedEvents()

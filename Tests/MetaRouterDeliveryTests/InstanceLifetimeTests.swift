@@ -27,13 +27,13 @@ import Glibc
         defer { directory.remove() }
         let key = "lifetime-\(UUID())"
         try await collector.script(fallback: ScriptedResponse(status: 503))
-        let first = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
+        let first = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
         for index in 0..<5 { first.track("Left Behind", properties: ["n": index]) }
         await first.flushAndWait()
         await first.shutdown()
 
         try await collector.script(fallback: ScriptedResponse(status: 200))
-        let second = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
+        let second = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
         #expect(second !== first)
         #expect(second.configurationError == nil)
         let info = await second.getDebugInfo()
@@ -56,7 +56,7 @@ import Glibc
         try await collector.script([ScriptedResponse(delay: 60)], fallback: ScriptedResponse(status: 200))
         var hanging = options(key, host: collector.baseURL, directory: directory.url)
         hanging.requestTimeoutSeconds = 30
-        let first = MetaRouter.Analytics.concreteInstance(for: hanging)
+        let first = MetaRouter.Analytics.instance(for: hanging)
         for index in 0..<250 { first.track("Interrupted", properties: ["n": index]) }
         first.flush()
         _ = try await collector.waitFor { !$0.isEmpty }
@@ -65,7 +65,7 @@ import Glibc
         // Bounded, not waiting for the hanging answer: generous, since a busy machine is slow.
         #expect(Date().timeIntervalSince(started) < 30)
 
-        let second = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
+        let second = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
         let info = await second.getDebugInfo()
         #expect(info.queueOnDisk && info.error == nil, "the log was still held: \(info.error ?? "")")
         await second.flushAndWait()
@@ -91,13 +91,13 @@ import Glibc
         let logs = RecordingLogSink()
         var first = options(key, host: URL(string: "http://127.0.0.1:9")!, directory: directory.url)
         first.logSink = logs
-        let made = MetaRouter.Analytics.concreteInstance(for: first)
-        #expect(MetaRouter.Analytics.concreteInstance(for: first) === made)
+        let made = MetaRouter.Analytics.instance(for: first)
+        #expect(MetaRouter.Analytics.instance(for: first) === made)
         var other = first
         other.ingestionHost = "http://127.0.0.1:10"
         other.maxDiskBytes = 1 << 20
-        #expect(MetaRouter.Analytics.concreteInstance(for: other) === made)
-        #expect(MetaRouter.Analytics.concreteInstance(for: other) === made)
+        #expect(MetaRouter.Analytics.instance(for: other) === made)
+        #expect(MetaRouter.Analytics.instance(for: other) === made)
         let warnings = logs.messages(atLeast: .warning).filter { $0.contains("sdk.instance_exists") }
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("ingestionHost, maxDiskBytes") == true, "\(warnings)")
@@ -115,7 +115,7 @@ import Glibc
         // On a loaded machine a request may outlive a short timeout and be sent again with the
         // same key; batches are told apart by that key, and the timeout is long.
         settings.requestTimeoutSeconds = 60
-        let instance = MetaRouter.Analytics.concreteInstance(for: settings)
+        let instance = MetaRouter.Analytics.instance(for: settings)
         for index in 0..<3 { instance.track("Batched", properties: ["n": index]) }
         let first = try await collector.waitFor { $0.count >= 1 }
         #expect(Self.batches(first) == [[0, 1]])
@@ -142,7 +142,7 @@ import Glibc
         defer { directory.remove() }
         let key = "disk-age-\(UUID())"
         try await collector.script(fallback: ScriptedResponse(status: 503))
-        let first = MetaRouter.Analytics.concreteInstance(for: options(key, host: collector.baseURL, directory: directory.url))
+        let first = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url))
         for index in 0..<5 { first.track("Too Old", properties: ["n": index]) }
         await first.flushAndWait()
         await first.shutdown()
@@ -154,7 +154,7 @@ import Glibc
         later.maxDiskAgeSeconds = 60
         later.clock = clock
         later.logSink = logs
-        let second = MetaRouter.Analytics.concreteInstance(for: later)
+        let second = MetaRouter.Analytics.instance(for: later)
         second.track("Fresh", properties: ["n": 99])
         await second.flushAndWait()
         #expect(try await collector.acceptedEvents().compactMap(\.number) == [99])
@@ -168,12 +168,12 @@ import Glibc
     @Test func aClientNobodyHoldsGoesAway() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        weak var released: MetaRouterClient?
+        weak var released: MetaRouter.Analytics?
         do {
-            let client = MetaRouter.Analytics.concreteInstance(
+            let client = MetaRouter.Analytics.instance(
                 for: options("weak-\(UUID())", host: URL(string: "http://127.0.0.1:9")!, directory: directory.url))
             client.track("Once")
-            await client.client.settle()
+            await client.engine.settle()
             await client.shutdown(timeout: 1)
             released = client
         }

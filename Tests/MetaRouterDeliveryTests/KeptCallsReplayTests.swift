@@ -7,8 +7,8 @@ import Testing
 
 /// What `shared` keeps before `initialize(with:)` reaches the collector, over real HTTP, even
 /// when it is more than the bound instance's queue holds; and calls it drops are counted
-/// truthfully, in the log and in `getDebugInfo()`. Each test uses a proxy of its own, so
-/// `shared` is untouched.
+/// truthfully, in the log and in `getDebugInfo()`. Each test uses a `shared`-like object of its
+/// own, so `shared` is untouched.
 @Suite struct KeptCallsReplayTests {
     private func options(_ collector: Collector, directory: URL, diskEvents: Int, logs: RecordingLogSink) -> InitOptions {
         var options = InitOptions(
@@ -28,17 +28,17 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let proxy = AnalyticsProxy()
+        let unbound = MetaRouter.Analytics.unboundShared()
         let kept = 12_000
-        for index in 0..<kept { proxy.track("Kept", properties: ["n": index], options: nil) }
+        for index in 0..<kept { unbound.track("Kept", properties: ["n": index], options: nil) }
         let logs = RecordingLogSink()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options(collector, directory: directory.url, diskEvents: diskEvents, logs: logs))
-        proxy.bind(analytics)
+        let analytics = MetaRouter.Analytics.instance(for: options(collector, directory: directory.url, diskEvents: diskEvents, logs: logs))
+        unbound.bind(analytics)
         let delivered = await eventually {
             await analytics.flushAndWait()
             return await analytics.getDebugInfo().stats.sent >= kept
         }
-        let info = await proxy.getDebugInfo()
+        let info = await unbound.getDebugInfo()
         await analytics.shutdown()
         #expect(delivered, "sent \(info.stats.sent) of \(kept)")
         #expect(info.stats.dropped.isEmpty, "\(info.stats.dropped)")
@@ -54,21 +54,21 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let proxy = AnalyticsProxy()
+        let unbound = MetaRouter.Analytics.unboundShared()
         let extra = 950
-        for index in 0..<(AnalyticsProxy.maxKeptCalls + extra) { proxy.track("Early", properties: ["n": index], options: nil) }
-        #expect(proxy.droppedBeforeInitialize == extra)
-        #expect(await proxy.getDebugInfo().stats.dropped[.overflow] == extra)
+        for index in 0..<(Defaults.maxPendingEvents + extra) { unbound.track("Early", properties: ["n": index], options: nil) }
+        #expect(unbound.droppedBeforeInitialize == extra)
+        #expect(await unbound.getDebugInfo().stats.dropped[.overflow] == extra)
         let logs = RecordingLogSink()
-        let analytics = MetaRouter.Analytics.concreteInstance(
-            for: options(collector, directory: directory.url, diskEvents: AnalyticsProxy.maxKeptCalls, logs: logs))
-        proxy.bind(analytics)
+        let analytics = MetaRouter.Analytics.instance(
+            for: options(collector, directory: directory.url, diskEvents: Defaults.maxPendingEvents, logs: logs))
+        unbound.bind(analytics)
         // The first drop was logged at once (to standard error: nothing was bound); the rest
         // of the burst at binding, through the bound instance's log.
         let tail = logs.messages(atLeast: .warning).filter { $0.contains("sdk.ingress_full") }
         #expect(tail.count == 1 && tail[0].contains("dropped \(extra - 1) call(s)") && tail[0].contains("(\(extra) in all)"), "\(tail)")
-        await analytics.client.settle()
-        #expect(await proxy.getDebugInfo().stats.dropped[.overflow] == extra)
+        await analytics.engine.settle()
+        #expect(await unbound.getDebugInfo().stats.dropped[.overflow] == extra)
         await analytics.shutdown()
     }
 
@@ -82,11 +82,11 @@ import Testing
         options.storageDirectory = directory.url
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = logs
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         for index in 0..<5_000 { analytics.track("Burst", properties: ["n": index]) }
-        await analytics.client.settle()
+        await analytics.engine.settle()
         analytics.flush()
-        await analytics.client.settle()
+        await analytics.engine.settle()
         let evicted = await analytics.getDebugInfo().stats.dropped[.queueFull] ?? 0
         await analytics.shutdown(timeout: 1)
         let lines = logs.messages(atLeast: .warning).filter { $0.contains("sdk.queue_full") }

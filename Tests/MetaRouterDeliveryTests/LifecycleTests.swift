@@ -9,7 +9,7 @@ import Testing
     /// One app launch: a fresh instance on the device's shared store, ready to be driven.
     private func launch(
         _ collector: Collector, store: InMemoryKeyValueStore, version: String, build: String, lifecycle: Bool = true
-    ) async -> (MetaRouterClient, ManualLifecycleSource) {
+    ) async -> (MetaRouter.Analytics, ManualLifecycleSource) {
         let source = ManualLifecycleSource()
         var options = InitOptions(
             writeKey: "lifecycle-\(UUID().uuidString)", ingestionHost: collector.baseURL.absoluteString, maxDiskEvents: 0,
@@ -18,8 +18,8 @@ import Testing
         options.keyValueStore = store
         options.lifecycleSource = source
         options.logSink = RecordingLogSink()
-        let app = MetaRouter.Analytics.concreteInstance(for: options)
-        await app.client.settle()
+        let app = MetaRouter.Analytics.instance(for: options)
+        await app.engine.settle()
         return (app, source)
     }
 
@@ -32,9 +32,9 @@ import Testing
 
     /// Lets the lifecycle's events reach the queue, then delivers until the queue is empty
     /// (a request that fails under load is retried after its delay).
-    private func settleAndFlush(_ client: MetaRouterClient) async {
-        await client.client.settle()
-        await client.client.settle()
+    private func settleAndFlush(_ client: MetaRouter.Analytics) async {
+        await client.engine.settle()
+        await client.engine.settle()
         let deadline = Date().addingTimeInterval(20)
         repeat {
             await client.flushAndWait()
@@ -142,7 +142,7 @@ import Testing
         var options = InitOptions(writeKey: "lifecycle-off-\(UUID().uuidString)", ingestionHost: collector.baseURL.absoluteString, maxDiskEvents: 0)
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = logs
-        let app = MetaRouter.Analytics.concreteInstance(for: options)
+        let app = MetaRouter.Analytics.instance(for: options)
         app.recordOpenedURL(URL(string: "myapp://x")!, sourceApplication: nil)
         app.track("Only Event")
         await settleAndFlush(app)
@@ -214,10 +214,10 @@ private final class GatedStore: KeyValueStore, @unchecked Sendable {  // every f
         options.keyValueStore = store
         options.lifecycleSource = ManualLifecycleSource()
         options.logSink = RecordingLogSink()
-        let app = MetaRouter.Analytics.concreteInstance(for: options)
+        let app = MetaRouter.Analytics.instance(for: options)
         store.returned.withLock { $0 = true }
         store.gate.signal()
-        await app.client.settle()
+        await app.engine.settle()
         #expect(!store.readBeforeReturn.current)
         await app.shutdown()
     }

@@ -17,7 +17,7 @@ import Testing
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = RecordingLogSink()
         options.scrubPII = true
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         for index in 0..<20 {
             analytics.track("Order Completed", properties: ["n": index, "buyer": "ann.lee@example.com", "card": "4111-1111-1111-1111"])
         }
@@ -33,7 +33,7 @@ import Testing
         }
 
         try await collector.script(fallback: ScriptedResponse(status: 200))
-        let again = MetaRouter.Analytics.concreteInstance(for: options)
+        let again = MetaRouter.Analytics.instance(for: options)
         await again.flushAndWait()
         let events = try await collector.acceptedEvents()
         #expect(events.compactMap(\.number) == Array(0..<20))
@@ -55,7 +55,7 @@ import Testing
         options.scrubPII = true
         let heard = RawEvents()
         options.signals = SignalsConfiguration(broadcasters: [heard], instrumentation: true)
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         let trace: JSON = [
             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
             "spanId": "00f067aa0ba902b7",

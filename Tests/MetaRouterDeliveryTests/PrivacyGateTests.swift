@@ -44,14 +44,14 @@ import Testing
         let webhook = WebhookSignalBroadcaster(url: hook.baseURL.appendingPathComponent("signals"))
         var configuration = SignalsConfiguration(broadcasters: [webhook])
         configuration.relayCount = 1
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options(directory.url, host: collector.baseURL) { $0.signals = configuration })
+        let analytics = MetaRouter.Analytics.instance(for: options(directory.url, host: collector.baseURL) { $0.signals = configuration })
         analytics.emit(.userDefined(["note": .string(Self.sensitiveText), "n": 1]))
         analytics.emit(.network(.request, url: Self.sensitiveURL, statusCode: nil, data: nil))
         let relayed = try await hook.waitFor(timeout: 60) { $0.count >= 2 }
         analytics.setConsent(ConsentState(analytics: false, errors: true))
         analytics.emit(.userDefined(["note": "after withdrawal", "n": 2]))
         let dropped = await withCheckedContinuation { continuation in
-            analytics.client.perform { continuation.resume(returning: $0.find(SignalsPlugin.self)?.droppedWithoutConsent ?? -1) }
+            analytics.engine.perform { continuation.resume(returning: $0.find(SignalsPlugin.self)?.droppedWithoutConsent ?? -1) }
         }
         #expect(dropped == 1)
         await analytics.shutdown()
@@ -68,7 +68,7 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options(directory.url, host: collector.baseURL))
+        let analytics = MetaRouter.Analytics.instance(for: options(directory.url, host: collector.baseURL))
         analytics.registerSuperProperty("contact", Self.sensitiveText)
         analytics.setConsent(ConsentState(analytics: false, errors: true))
         analytics.registerSuperProperty("later", "withheld while consent is withdrawn")
@@ -93,7 +93,7 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options(directory.url, host: collector.baseURL) { $0.captureCrashes = true })
+        let analytics = MetaRouter.Analytics.instance(for: options(directory.url, host: collector.baseURL) { $0.captureCrashes = true })
         analytics.addBreadcrumb(Breadcrumb(category: "test", message: Self.sensitiveText, data: ["url": .string(Self.sensitiveURL)]))
         analytics.setConsent(ConsentState(analytics: false, errors: true))
         analytics.addBreadcrumb(Breadcrumb(category: "test", message: "added after withdrawal"))
@@ -115,11 +115,11 @@ import Testing
         defer { collector.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let plain = MetaRouter.Analytics.concreteInstance(for: options(directory.url.appendingPathComponent("plain"), host: collector.baseURL))
+        let plain = MetaRouter.Analytics.instance(for: options(directory.url.appendingPathComponent("plain"), host: collector.baseURL))
         plain.track("Invited ann.lee@example.com", properties: ["link": Self.sensitiveURL])
         await plain.flushAndWait()
         await plain.shutdown()
-        let scanning = MetaRouter.Analytics.concreteInstance(for: options(directory.url.appendingPathComponent("names"), host: collector.baseURL) {
+        let scanning = MetaRouter.Analytics.instance(for: options(directory.url.appendingPathComponent("names"), host: collector.baseURL) {
             $0.piiScrubbing = PIIScrubbingOptions(scrubsNamesAndIds: true)
         })
         scanning.identify("ann.lee@example.com")

@@ -18,7 +18,7 @@ import Testing
     }
 
     private struct Instance {
-        let analytics: MetaRouterClient
+        let analytics: MetaRouter.Analytics
         let clock: ManualClock
         let logs: RecordingLogSink
 
@@ -77,7 +77,7 @@ import Testing
         options.clock = clock
         options.remoteRules = RemoteRulesOptions(
             url: ruleServer.appendingPathComponent("rules"), refreshInterval: 900, fallbackFile: fallback, expectedSHA256: pinned)
-        return Instance(analytics: MetaRouter.Analytics.concreteInstance(for: options), clock: clock, logs: logs)
+        return Instance(analytics: MetaRouter.Analytics.instance(for: options), clock: clock, logs: logs)
     }
 
     @Test func aFetchedSetAppliesIsStoredAndA304KeepsIt() async throws {
@@ -119,7 +119,7 @@ import Testing
         for fetch in 2...5 {
             instance.clock.advance(by: 900)
             _ = try await server.waitFor { $0.count == fetch }
-            await instance.analytics.client.settle()
+            await instance.analytics.engine.settle()
             #expect(await instance.waitForRules { $0?.version == 1 })
         }
         let refusals = instance.logs.messages.filter { $0.contains("sdk.rules_refused") }
@@ -183,7 +183,7 @@ import Testing
         try await server.script([ScriptedResponse(status: 200, body: Self.rules(4))], fallback: ScriptedResponse(status: 200, body: pinned))
         let instance = start(ruleServer: server.baseURL, ingestion: ingestion, directory: directory.url, pinned: sha256Hex(pinned))
         _ = try await server.waitFor { $0.count == 1 }
-        await instance.analytics.client.settle()
+        await instance.analytics.engine.settle()
         #expect(await instance.waitForRules { $0 == nil })
         #expect(instance.logs.messages.contains { $0.contains("not the pinned") })
         instance.clock.advance(by: 900)

@@ -12,7 +12,7 @@ import Testing
 /// collector, instrumentation never feeds itself, broadcasters relay, reset and forget clear.
 @Suite struct SignalsTests {
     private struct Instance {
-        let analytics: MetaRouterClient
+        let analytics: MetaRouter.Analytics
         let collector: Collector
         let directory: TemporaryDirectory
 
@@ -25,7 +25,7 @@ import Testing
         /// What reached the collector once the generators' events (queued behind the calls
         /// already made when their signal ran) were sent.
         func delivered() async throws -> [JSON] {
-            await analytics.client.settle()
+            await analytics.engine.settle()
             await analytics.flushAndWait()
             return try await collector.acceptedEvents()
         }
@@ -33,7 +33,7 @@ import Testing
         /// The signals plugin's buffer as the executor sees it.
         func signals() async -> [Signal] {
             await withCheckedContinuation { continuation in
-                analytics.client.perform { timeline in continuation.resume(returning: timeline.find(SignalsPlugin.self)?.buffer.signals ?? []) }
+                analytics.engine.perform { timeline in continuation.resume(returning: timeline.find(SignalsPlugin.self)?.buffer.signals ?? []) }
             }
         }
     }
@@ -47,7 +47,7 @@ import Testing
         options.keyValueStore = InMemoryKeyValueStore()
         options.logSink = logs
         options.signals = signals
-        return Instance(analytics: MetaRouter.Analytics.concreteInstance(for: options), collector: collector, directory: directory)
+        return Instance(analytics: MetaRouter.Analytics.instance(for: options), collector: collector, directory: directory)
     }
 
     static let addToCart = """
@@ -140,7 +140,7 @@ import Testing
         #expect(signals[2].data == ["cart": 3])
         #expect(signals.allSatisfy { !$0.anonymousId.isEmpty })
         #expect(signals[1].json["timestamp"]?.stringValue?.count == 24)
-        await analytics.client.resetAndWait()
+        await analytics.engine.resetAndWait()
         #expect(await instance.signals().isEmpty)
         analytics.emit(.interaction(component: "button"))
         #expect(await analytics.forget().signals == 1)
@@ -252,7 +252,7 @@ import Testing
         #expect(await send(api.baseURL.appendingPathComponent("catalog")).0?.count == large.utf8.count)
         // A request to the SDK's own ingestion host through the same session makes no signal.
         _ = await send(instance.collector.baseURL.appendingPathComponent("v1/health"))
-        await instance.analytics.client.settle()
+        await instance.analytics.engine.settle()
         let signals = await instance.signals()
         #expect(signals.map { $0.data["action"]?.stringValue ?? "" } == ["request", "response", "request", "response"])
         #expect(signals[1].data["statusCode"] == 200)
@@ -261,7 +261,7 @@ import Testing
         #expect(signals.allSatisfy { $0.data["url"]?.stringValue?.hasPrefix(api.baseURL.absoluteString) == true })
         #expect(!signals.map { JSONWriter.string($0.json) }.joined().contains("hidden"), "headers are never kept")
         #expect(!signals.map { JSONWriter.string($0.json) }.joined().contains("app-token"))
-        NetworkSignals.stopSending(to: instance.analytics.client)
+        NetworkSignals.stopSending(to: instance.analytics.engine)
         await instance.stop()
     }
 }

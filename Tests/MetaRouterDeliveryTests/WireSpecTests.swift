@@ -27,11 +27,11 @@ import Testing
         options.logSink = RecordingLogSink()
         let lifecycle = ManualLifecycleSource()
         options.lifecycleSource = lifecycle
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
-        await analytics.client.settle()
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        await analytics.engine.settle()
         lifecycle.send(.launched(inBackground: false))
-        await analytics.client.settle()
-        await analytics.client.settle()
+        await analytics.engine.settle()
+        await analytics.engine.settle()
 
         analytics.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
         analytics.setConsent(ConsentState(analytics: true, errors: true, categoryPreferences: ["Advertising": true, "Marketing": false]))
@@ -46,7 +46,7 @@ import Testing
         analytics.captureError(SpecProbeError.declined, properties: ["step": "payment"])
         analytics.alias("user-8")
         lifecycle.send(.didEnterBackground)
-        await analytics.client.settle()
+        await analytics.engine.settle()
         await analytics.shutdown()
         let requests = try await collector.requests()
 

@@ -12,7 +12,7 @@ import Testing
         let store = InMemoryKeyValueStore()
         var options = localOptions("consent-order-\(UUID())", capture: capture, logs: logs)
         options.keyValueStore = store
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.track("Before")
         analytics.setConsent(ConsentState(analytics: false, errors: true))
         analytics.track("While Withdrawn")
@@ -39,14 +39,14 @@ import Testing
         do {
             var options = localOptions(key, capture: CapturingDestination())
             options.keyValueStore = store
-            let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+            let analytics = MetaRouter.Analytics.instance(for: options)
             analytics.setConsent(ConsentState(analytics: false, errors: false))
             await analytics.shutdown()
         }
         let capture = CapturingDestination()
         var options = localOptions(key, capture: capture)
         options.keyValueStore = store
-        let again = MetaRouter.Analytics.concreteInstance(for: options)
+        let again = MetaRouter.Analytics.instance(for: options)
         again.track("Still Withdrawn")
         await again.flushAndWait()
         #expect(await again.getConsent() == ConsentState(analytics: false, errors: false))
@@ -55,7 +55,7 @@ import Testing
         let otherCapture = CapturingDestination()
         var other = localOptions("consent-other-\(UUID())", capture: otherCapture)
         other.keyValueStore = store
-        let otherInstance = MetaRouter.Analytics.concreteInstance(for: other)
+        let otherInstance = MetaRouter.Analytics.instance(for: other)
         otherInstance.track("Collected")
         await otherInstance.flushAndWait()
         #expect(otherCapture.events.count == 1)
@@ -65,7 +65,7 @@ import Testing
 
     @Test func categoryPreferencesAreStampedAndAdvertisingDenialWithholdsTheAdvertisingID() async {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("consent-categories-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("consent-categories-\(UUID())", capture: capture))
         let idfa = "6D92078A-8246-4BA4-AE5B-76104861E7DC"
         analytics.setAdvertisingId(idfa)
         analytics.setConsent(ConsentState(analytics: true, errors: true, categoryPreferences: ["Advertising": false, "Analytics": true]))
@@ -87,7 +87,7 @@ import Testing
     /// and every other thread loses at most one contiguous run of its calls.
     @Test func consentTakesEffectInCallOrderUnderConcurrentCalls() async {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("consent-concurrent-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("consent-concurrent-\(UUID())", capture: capture))
         let perThread = 400
         await withTaskGroup(of: Void.self) { group in
             for thread in 0..<4 {

@@ -14,7 +14,7 @@ import Testing
 
     @Test func anErrorBecomesAnEventWithItsTrail() async {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("errors-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("errors-\(UUID())", capture: capture))
         analytics.track("Cart Viewed")
         analytics.addBreadcrumb(Breadcrumb(category: "navigation", message: "checkout", level: .info, data: ["step": 2]))
         analytics.track("Checkout Started")
@@ -49,7 +49,7 @@ import Testing
         let clock = ManualClock()
         var options = localOptions("errors-repeat-\(UUID())", capture: capture)
         options.clock = clock
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         let here: @Sendable () -> Void = { analytics.captureError(PaymentError.declined) }
         let there: @Sendable () -> Void = { analytics.captureError(PaymentError.declined) }
         for _ in 0..<3 { SmallStack.run(here) }
@@ -77,7 +77,7 @@ import Testing
             changed.properties?["release"] = "1.2.3"
             return changed
         })
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.setConsent(ConsentState(analytics: false, errors: true))
         analytics.track("Not Collected")
         analytics.captureError(PaymentError.declined, properties: ["n": 1])
@@ -99,7 +99,7 @@ import Testing
         let capture = CapturingDestination()
         var options = localOptions("errors-ring-\(UUID())", capture: capture)
         options.breadcrumbCapacity = 3
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         for index in 0..<5 { analytics.track("Step \(index)") }
         analytics.captureError(PaymentError.declined)
         analytics.reset()

@@ -46,7 +46,7 @@ import Testing
         let logs = RecordingLogSink()
         var options = InitOptions(writeKey: "", ingestionHost: "ftp://nowhere", maxQueueEvents: -5, maxDiskEvents: -1)
         options.logSink = logs
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.track("dropped")
         analytics.identify("nobody")
         analytics.flush()
@@ -56,16 +56,16 @@ import Testing
         #expect(info.error?.contains("maxQueueEvents") == true)
         #expect(info.error?.contains("maxDiskEvents") == true)
         #expect(logs.messages(atLeast: .error).contains { $0.contains("invalid options") })
-        #expect(analytics.client.droppedCalls == 2)
+        #expect(analytics.engine.droppedCalls == 2)
         #expect(await analytics.getAnonymousId().isEmpty == false)
     }
 
     @Test func sameWriteKeyReturnsTheExistingInstance() async {
         let capture = CapturingDestination()
-        let first = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-same-\(UUID())", capture: capture))
+        let first = MetaRouter.Analytics.instance(for: localOptions("facade-same-\(UUID())", capture: capture))
         var again = first.options
         again.flushIntervalSeconds = 99
-        let second = MetaRouter.Analytics.concreteInstance(for: again)
+        let second = MetaRouter.Analytics.instance(for: again)
         #expect(first === second)
         #expect(second.options.flushIntervalSeconds == 10)
         await first.shutdown()
@@ -74,13 +74,13 @@ import Testing
     @Test func instancesAreIndependent() async {
         let captureA = CapturingDestination()
         let captureB = CapturingDestination()
-        let a = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-a-\(UUID())", capture: captureA))
-        let b = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-b-\(UUID())", capture: captureB))
+        let a = MetaRouter.Analytics.instance(for: localOptions("facade-a-\(UUID())", capture: captureA))
+        let b = MetaRouter.Analytics.instance(for: localOptions("facade-b-\(UUID())", capture: captureB))
         a.identify("alice")
         b.track("anonymous in b")
         a.track("from a")
-        await a.client.settle()
-        await b.client.settle()
+        await a.engine.settle()
+        await b.engine.settle()
         #expect(captureA.events.map(\.type) == [.identify, .track])
         #expect(captureB.events.map(\.type) == [.track])
         #expect(captureB.events.first?.userId == nil)
@@ -98,7 +98,7 @@ import Testing
         options.maxDiskEvents = 500
         options.maxDiskBytes = 1_000_000
         options.storageDirectory = directory.url
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         let info = await analytics.getDebugInfo()
         #expect(info.maxQueueEvents == 500)
         #expect(info.queueOnDisk)
@@ -111,7 +111,7 @@ import Testing
         var options = localOptions("facade-debug-wk-9876", capture: capture)
         options.defaultPlugins = .all
         options.flushIntervalSeconds = 30
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.identify("u-debug")
         analytics.group("g-debug")
         analytics.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
@@ -137,15 +137,15 @@ import Testing
         #expect(info.description.contains("circuitState: closed"))
         analytics.reset()
         #expect(await analytics.getDebugInfo().userId == nil)
-        await analytics.client.shutdown()
+        await analytics.engine.shutdown()
     }
 
     @Test func advertisingIdSetBeforeReadyIsApplied() async {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-idfa-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("facade-idfa-\(UUID())", capture: capture))
         analytics.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
         analytics.track("after")
-        await analytics.client.settle()
+        await analytics.engine.settle()
         #expect(capture.events.first?.context["device"]?["advertisingId"] == "123E4567-E89B-12D3-A456-426614174000")
         await analytics.shutdown()
     }
@@ -157,10 +157,10 @@ import Testing
         }
         let capture = CapturingDestination()
         let interface = MetaRouter.Analytics.instance(for: localOptions("facade-typed-\(UUID())", capture: capture))
-        let analytics = try #require(interface.instance)
+        let analytics = interface
         interface.track("Order Completed", properties: Order(orderId: "o1", total: 19.99))
         interface.track("Untyped", properties: ["a": 1])
-        await analytics.client.settle()
+        await analytics.engine.settle()
         #expect(capture.events.map(\.event) == ["Order Completed", "Untyped"])
         #expect(capture.events.first?.properties == ["orderId": "o1", "total": 19.99])
         #expect(capture.events.last?.properties == ["a": 1])
@@ -168,56 +168,79 @@ import Testing
     }
 
     /// Typed group traits made before an instance is bound are built at the call and replayed
-    /// in order (a proxy of the test's own, so `shared` is untouched).
+    /// in order (a `shared`-like object of the test's own, so `shared` is untouched).
     @Test func typedGroupTraitsAreKeptBeforeInitialize() async throws {
         struct Team: Encodable { let name: String; let seats: Int }
-        let proxy = AnalyticsProxy()
+        let unbound = MetaRouter.Analytics.unboundShared()
         let early = Date()
-        proxy.group("team-1", traits: Team(name: "Acme", seats: 3), options: nil)
-        proxy.track("after", properties: nil, options: nil)
+        unbound.group("team-1", traits: Team(name: "Acme", seats: 3), options: nil)
+        unbound.track("after", properties: nil, options: nil)
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-group-\(UUID())", capture: capture))
-        proxy.bind(analytics)
-        await analytics.client.settle()
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("facade-group-\(UUID())", capture: capture))
+        unbound.bind(analytics)
+        await analytics.engine.settle()
         #expect(capture.events.map(\.type) == [.group, .track])
         #expect(capture.events.first?.traits == ["name": "Acme", "seats": 3])
         #expect(capture.events.first.map { $0.timestamp <= Date() && $0.timestamp >= early.addingTimeInterval(-1) } == true)
         await analytics.shutdown()
     }
 
+    /// Input problems in calls made before binding reach the bound instance's log sink and
+    /// `onInvalidInput`, as an instance's own do, in the order found (a `shared`-like object of
+    /// the test's own, so `shared` is untouched).
+    @Test func problemsBeforeBindingReachTheBoundInstancesReporting() async {
+        let unbound = MetaRouter.Analytics.unboundShared()
+        unbound.track("  ")
+        unbound.identify("")
+        unbound.track("Kept", properties: ["nan": Double.nan, "kept": 1])
+        let capture = CapturingDestination()
+        let logs = RecordingLogSink()
+        let seen = Locked<[InputProblem.Code]>([])
+        var options = localOptions("facade-problems-\(UUID())", capture: capture, logs: logs)
+        options.onInvalidInput = { problem in seen.withLock { $0.append(problem.code) } }
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        #expect(unbound.bind(analytics))
+        await analytics.engine.settle()
+        #expect(seen.current == [.missingEventName, .emptyIdentifier, .propertyNotFinite])
+        #expect(logs.messages.filter { $0.contains("sdk.invalid_input") }.count == 3)
+        #expect(await analytics.getDebugInfo().invalidInput["missing_event_name"] == 1)
+        #expect(capture.events.map(\.event) == ["Kept"])
+        await analytics.shutdown()
+    }
+
     /// What `shared` keeps before `initialize` is bounded: past `maxKeptCalls` a call is dropped
-    /// at the call and counted (a proxy of the test's own, so `shared` is untouched).
+    /// at the call and counted (a `shared`-like object of the test's own, so `shared` is untouched).
     @Test func callsKeptBeforeInitializeAreBounded() async {
-        let proxy = AnalyticsProxy()
-        let limit = AnalyticsProxy.maxKeptCalls
-        for index in 0..<(limit + 10) { proxy.track("early", properties: ["i": index], options: nil) }
-        #expect(await proxy.getDebugInfo().queueLength == limit)
-        #expect(proxy.droppedBeforeInitialize == 10)
+        let unbound = MetaRouter.Analytics.unboundShared()
+        let limit = Defaults.maxPendingEvents
+        for index in 0..<(limit + 10) { unbound.track("early", properties: ["i": index], options: nil) }
+        #expect(await unbound.getDebugInfo().queueLength == limit)
+        #expect(unbound.droppedBeforeInitialize == 10)
     }
 
     /// Binding with nothing kept makes the instance the target at once, and a caller that was
-    /// waiting with no call kept is still answered; a proxy binds once (a proxy of the test's
+    /// waiting with no call kept is still answered; it binds once (a unbound of the test's
     /// own, so `shared` is untouched).
     @Test func bindingAnswersWaitingCallersAndBindsOnce() async throws {
-        let waitingProxy = AnalyticsProxy()
-        let anonymousTask = Task { await waitingProxy.getAnonymousId() }
-        while waitingProxy.waitingCallers == 0 { await Task.yield() }
-        let first = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-bind-\(UUID())", capture: CapturingDestination()))
-        #expect(waitingProxy.bind(first))
+        let waitingShared = MetaRouter.Analytics.unboundShared()
+        let anonymousTask = Task { await waitingShared.getAnonymousId() }
+        while waitingShared.waitingCallers == 0 { await Task.yield() }
+        let first = MetaRouter.Analytics.instance(for: localOptions("facade-bind-\(UUID())", capture: CapturingDestination()))
+        #expect(waitingShared.bind(first))
         // Answered by `bind` itself; checked before waiting, so a caller left behind fails
         // the test instead of hanging it.
-        try #require(waitingProxy.waitingCallers == 0)
+        try #require(waitingShared.waitingCallers == 0)
         #expect(await anonymousTask.value == (await first.getAnonymousId()))
 
-        let idleProxy = AnalyticsProxy()
+        let idleShared = MetaRouter.Analytics.unboundShared()
         let capture = CapturingDestination()
-        let second = MetaRouter.Analytics.concreteInstance(for: localOptions("facade-bind-\(UUID())", capture: capture))
-        #expect(idleProxy.bind(second))
-        #expect(idleProxy.target === second)
-        #expect(!idleProxy.bind(first))
-        #expect(idleProxy.target === second)
-        idleProxy.track("after bind", properties: nil, options: nil)
-        await second.client.settle()
+        let second = MetaRouter.Analytics.instance(for: localOptions("facade-bind-\(UUID())", capture: capture))
+        #expect(idleShared.bind(second))
+        #expect(idleShared.boundEngine === second.engine)
+        #expect(!idleShared.bind(first))
+        #expect(idleShared.boundEngine === second.engine)
+        idleShared.track("after bind", properties: nil, options: nil)
+        await second.engine.settle()
         #expect(capture.events.map(\.event) == ["after bind"])
         await first.shutdown()
         await second.shutdown()
@@ -234,12 +257,13 @@ import Testing
         shared.setAdvertisingId("123E4567-E89B-12D3-A456-426614174000")
         let anonymousTask = Task { await shared.getAnonymousId() }
         // The caller is waiting for an instance before there is one.
-        while MetaRouter.Analytics.sharedProxy.waitingCallers == 0 { await Task.yield() }
+        // Kept behind the advertising id: two calls other than events.
+        while shared.waitingCallers < 2 { await Task.yield() }
         let capture = CapturingDestination()
         let analytics = await MetaRouter.Analytics.initializeAndWait(with: localOptions("facade-shared-\(UUID())", capture: capture))
         shared.track("late")
         let anonymousId = await anonymousTask.value
-        await analytics.instance?.client.settle()
+        await analytics.engine.settle()
         let events = capture.events
         try #require(events.count == 3_002)
         #expect(events.prefix(3_000).compactMap { $0.properties?["i"]?.int64Value } == Array(0..<3_000).map(Int64.init))

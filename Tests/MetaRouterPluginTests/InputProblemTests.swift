@@ -16,7 +16,7 @@ import Testing
         let logs = RecordingLogSink()
         var options = localOptions("input-\(UUID())", capture: capture, logs: logs)
         options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         var deep: Any = "leaf"
         for _ in 0..<40 { deep = [deep] }
         analytics.track("Bad Values", properties: ["nan": Double.nan, "object": NSObject(), "deep": deep, "keys": [1: "x"], "kept": 1])
@@ -43,7 +43,7 @@ import Testing
         let capture = CapturingDestination()
         var options = localOptions("input-percall-\(UUID())", capture: capture)
         options.identityMode = .perCall
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         for _ in 0..<3 { analytics.track("Anonymous Request") }
         await analytics.flushAndWait()
         #expect((await analytics.getDebugInfo()).invalidInput["event_without_identity"] == 3)
@@ -55,7 +55,7 @@ import Testing
         let problems = Problems()
         var options = localOptions("input-timestamp-\(UUID())", capture: capture)
         options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         let hostile: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300, 9.3e15, -6.3e10, 2.6e11]
         let before = Date()
         for (index, seconds) in hostile.enumerated() {

@@ -32,7 +32,7 @@ import Testing
         ] {
             #expect(errors(remote).first?.contains("clear text") == true, "\(remote)")
         }
-        let inert = MetaRouter.Analytics.concreteInstance(for: InitOptions(writeKey: "insecure-\(UUID())", ingestionHost: "http://ingest.example.com"))
+        let inert = MetaRouter.Analytics.instance(for: InitOptions(writeKey: "insecure-\(UUID())", ingestionHost: "http://ingest.example.com"))
         #expect(inert.configurationError?.contains("clear text") == true)
     }
 

@@ -16,23 +16,23 @@ import Testing
         options.plugins = {
             // Re-entering the registry from inside the factory deadlocked when the factory ran
             // under the registry's lock.
-            _ = MetaRouter.Analytics.concreteInstance(for: innerOptions)
+            _ = MetaRouter.Analytics.instance(for: innerOptions)
             return [handoff.plugin]
         }
         let frozenOptions = options
         let made = DispatchSemaphore(value: 0)
-        let box = Locked<MetaRouterClient?>(nil)
+        let box = Locked<MetaRouter.Analytics?>(nil)
         Thread.detachNewThread {
-            box.withLock { $0 = MetaRouter.Analytics.concreteInstance(for: frozenOptions) }
+            box.withLock { $0 = MetaRouter.Analytics.instance(for: frozenOptions) }
             made.signal()
         }
         #expect(made.wait(timeout: .now() + 10) == .success, "instance(for:) deadlocked")
         guard let client = box.current else { return }
         client.track("Works")
-        await client.client.settle()
+        await client.engine.settle()
         #expect(capture.events.last?.event == "Works")
         await client.shutdown()
-        await MetaRouter.Analytics.concreteInstance(for: innerOptions).shutdown()
+        await MetaRouter.Analytics.instance(for: innerOptions).shutdown()
     }
 
     /// The factory runs once per instance, not on the thread that made the instance (which pays
@@ -51,13 +51,13 @@ import Testing
         let frozenOptions = options
         let made = DispatchSemaphore(value: 0)
         let caller = Locked<ObjectIdentifier?>(nil)
-        let box = Locked<MetaRouterClient?>(nil)
+        let box = Locked<MetaRouter.Analytics?>(nil)
         Thread.detachNewThread {
             caller.withLock { $0 = ObjectIdentifier(Thread.current) }
-            let client = MetaRouter.Analytics.concreteInstance(for: frozenOptions)
+            let client = MetaRouter.Analytics.instance(for: frozenOptions)
             // Made before the factory has run or not: both calls wait behind it, in order.
             client.track("First")
-            _ = MetaRouter.Analytics.concreteInstance(for: frozenOptions)
+            _ = MetaRouter.Analytics.instance(for: frozenOptions)
             client.track("Second")
             // Alive until the factory has run, so the two threads' identities cannot be one
             // object's address reused.
@@ -67,7 +67,7 @@ import Testing
         }
         #expect(made.wait(timeout: .now() + 10) == .success)
         guard let client = box.current else { return }
-        await client.client.settle()
+        await client.engine.settle()
         #expect(capture.events.map(\.event) == ["First", "Second"])
         #expect(runs.current.count == 1)
         #expect(runs.current.first != caller.current)

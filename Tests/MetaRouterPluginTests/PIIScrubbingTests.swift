@@ -9,7 +9,7 @@ import Testing
 @Suite struct PIIScrubbingTests {
     @Test func offByDefaultOnWhenAskedAndSwitchedInCallOrder() async {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("pii-order-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("pii-order-\(UUID())", capture: capture))
         analytics.track("Before", properties: ["email": "ann@example.com"])
         analytics.setScrubPII(true)
         analytics.track("During", properties: ["email": "ann@example.com", "card": "4111 1111 1111 1111"])
@@ -34,7 +34,7 @@ import Testing
         var options = localOptions("pii-traits-\(UUID())", capture: capture)
         options.scrubPII = true
         options.piiScrubbing = PIIScrubbingOptions(redactedKeys: ["password"], scrubsTraits: true)
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.identify("user-1", traits: ["email": "ann@example.com", "password": "hunter2", "plan": "pro"])
         analytics.track("Signed In", properties: ["password": "hunter2"])
         await analytics.flushAndWait()
@@ -51,7 +51,7 @@ import Testing
         let logs = RecordingLogSink()
         var options = localOptions("pii-keys-\(UUID())", capture: capture, logs: logs)
         options.debug = true
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         for _ in 0..<5 { analytics.track("Form", properties: ["userEmail": "x", "auth_token": "y", "color": "z"]) }
         await analytics.flushAndWait()
         let named = logs.messages.filter { $0.contains("sdk.pii_sensitive_key") }

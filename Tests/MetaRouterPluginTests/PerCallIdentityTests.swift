@@ -5,12 +5,12 @@ import Testing
 
 /// A server's identity mode: each event names its person; nothing is persisted or shared.
 @Suite struct PerCallIdentityTests {
-    private func perCallInstance(_ writeKey: String, store: InMemoryKeyValueStore, logs: RecordingLogSink) -> (MetaRouterClient, CapturingDestination) {
+    private func perCallInstance(_ writeKey: String, store: InMemoryKeyValueStore, logs: RecordingLogSink) -> (MetaRouter.Analytics, CapturingDestination) {
         let capture = CapturingDestination()
         var options = localOptions(writeKey, capture: capture, logs: logs)
         options.keyValueStore = store
         options.identityMode = .perCall
-        return (MetaRouter.Analytics.concreteInstance(for: options), capture)
+        return (MetaRouter.Analytics.instance(for: options), capture)
     }
 
     @Test func eventsCarryOnlyTheirOwnIdentityAndNothingIsPersisted() async {
@@ -20,7 +20,7 @@ import Testing
         analytics.track("Viewed", properties: nil, options: EventOptions(anonymousId: "visitor-2"))
         analytics.identify("user-3", traits: ["plan": "pro"])
         analytics.group("acme", traits: nil, options: EventOptions(userId: "user-3"))
-        await analytics.client.settle()
+        await analytics.engine.settle()
         let events = capture.events
         #expect(events.map(\.type) == [.track, .track, .identify, .group])
         #expect(events[0].userId == "user-1")
@@ -58,7 +58,7 @@ import Testing
     @Test func lifecycleEventsNeedADeviceIdentity() async {
         var options = InitOptions(writeKey: "per-call-lifecycle", ingestionHost: "https://in.example.com", trackLifecycleEvents: true)
         options.identityMode = .perCall
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         #expect(analytics.configurationError?.contains("identityMode .perCall") == true)
     }
 }

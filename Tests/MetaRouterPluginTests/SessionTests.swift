@@ -17,7 +17,7 @@ import Testing
         var options = localOptions("sessions-\(UUID())", capture: capture)
         options.defaultPlugins.insert(.sessions)
         options.clock = clock
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         let start = Int64(clock.now().timeIntervalSince1970 * 1000)
         analytics.track("First")
         analytics.track("Second")
@@ -50,7 +50,7 @@ import Testing
         options.clock = clock
         options.trackLifecycleEvents = true
         options.lifecycleSource = source
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         analytics.track("Foreground")
         await analytics.flushAndWait()
         source.send(.didEnterBackground)
@@ -74,7 +74,7 @@ import Testing
         var options = localOptions("sessions-server-\(UUID())", capture: capture)
         options.defaultPlugins.insert(.sessions)
         options.identityMode = .perCall
-        let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+        let analytics = MetaRouter.Analytics.instance(for: options)
         let person = EventOptions(userId: "u1")
         analytics.track("Request", properties: nil, options: person)
         analytics.startSession()

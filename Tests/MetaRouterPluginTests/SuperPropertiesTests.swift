@@ -9,7 +9,7 @@ import Testing
 @Suite struct SuperPropertiesTests {
     @Test func registeredPropertiesJoinLaterCallsAndTheCallsOwnKeysWin() async {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("super-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("super-\(UUID())", capture: capture))
         analytics.track("Before")
         analytics.registerSuperProperty("plan", "pro")
         analytics.registerSuperProperty("tier", 2)
@@ -42,7 +42,7 @@ import Testing
         do {
             var options = localOptions(key, capture: CapturingDestination())
             options.keyValueStore = store
-            let analytics = MetaRouter.Analytics.concreteInstance(for: options)
+            let analytics = MetaRouter.Analytics.instance(for: options)
             analytics.registerSuperProperty("contact", "ann@example.com")
             analytics.registerSuperProperty("bad", Double.nan)
             await analytics.shutdown()
@@ -51,7 +51,7 @@ import Testing
         var options = localOptions(key, capture: capture)
         options.keyValueStore = store
         options.scrubPII = true
-        let again = MetaRouter.Analytics.concreteInstance(for: options)
+        let again = MetaRouter.Analytics.instance(for: options)
         again.track("Next Launch")
         await again.flushAndWait()
         #expect(capture.events.first?.properties == ["contact": "<email>"])

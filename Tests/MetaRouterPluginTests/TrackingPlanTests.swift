@@ -23,15 +23,15 @@ import Testing
     }
 
     private func instance(_ mode: TrackingPlanMode, capture: CapturingDestination, reports: Reports? = nil,
-                          logs: RecordingLogSink = RecordingLogSink()) throws -> MetaRouterClient {
+                          logs: RecordingLogSink = RecordingLogSink()) throws -> MetaRouter.Analytics {
         var options = localOptions("plan-\(mode)-\(UUID())", capture: capture, logs: logs)
         options.trackingPlan = try TrackingPlan(json: planText)
         options.trackingPlanMode = mode
         if let reports { options.onPlanViolation = { report in reports.all.withLock { $0.append(report) } } }
-        return MetaRouter.Analytics.concreteInstance(for: options)
+        return MetaRouter.Analytics.instance(for: options)
     }
 
-    private func sendSamples(_ analytics: MetaRouterClient) {
+    private func sendSamples(_ analytics: MetaRouter.Analytics) {
         analytics.track("Order Completed", properties: ["total": 10, "currency": "EUR"])
         analytics.track("Order Completed", properties: ["total": -1, "currency": "GBP", "coupon": "WELCOME2024", "debug": true])
         analytics.track("Order Completed", properties: ["currency": "USD"])
@@ -107,7 +107,7 @@ import Testing
     /// A client started without a plan gets one at run time, in call order.
     @Test func aPlanCanArriveAfterTheStart() async throws {
         let capture = CapturingDestination()
-        let analytics = MetaRouter.Analytics.concreteInstance(for: localOptions("plan-later-\(UUID())", capture: capture))
+        let analytics = MetaRouter.Analytics.instance(for: localOptions("plan-later-\(UUID())", capture: capture))
         analytics.track("Before The Plan")
         analytics.setTrackingPlan(try TrackingPlan(json: #"{"unplanned": "block", "events": {"Planned": {}}}"#))
         analytics.track("After The Plan")

@@ -26,3 +26,31 @@ extension AnalyticsClient {
         answer(.overflowed(report: count), type: .track)
     }
 }
+
+/// Handing what a keeping client (``AnalyticsClient/init(keeping:)``) kept to the client it is
+/// bound to.
+extension AnalyticsClient {
+    /// Moves what this client kept (``init(keeping:)``) into `successor`, ahead of every call
+    /// made to either from now on, and sends every later call there. `first`, given the number
+    /// of events kept, may return work that runs there before them.
+    ///
+    /// - Parameters:
+    ///   - successor: The client that runs the kept calls and every later one.
+    ///   - first: Work to run ahead of the kept calls, given how many events they are.
+    package func handOver(to successor: AnalyticsClient, first: (Int) -> (@Sendable (Timeline) -> Void)?) {
+        executor.handOver(to: successor.executor) { events in first(events).map(Command.operation) }
+    }
+
+    /// Calls waiting for the executor, and how many of them are events.
+    package var waitingCalls: (all: Int, events: Int) {
+        let waiting = executor.waiting
+        return (waiting.commands, waiting.events)
+    }
+
+    /// Refused events not reported yet (a burst that ended inside the report interval), taken:
+    /// whoever takes them reports them.
+    package func takeUnreportedOverflow() -> Int? {
+        guard !ForkGuard.isChild else { return nil }
+        return executor.takeUnreportedOverflow()
+    }
+}

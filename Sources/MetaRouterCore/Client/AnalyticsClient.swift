@@ -54,6 +54,22 @@ public final class AnalyticsClient: Sendable {
         self.init(configuration: configuration, known: nil) { makePlugins() }
     }
 
+    /// Creates a client that keeps every call, in order, and runs none: no plugins, its executor
+    /// held (at most `configuration.maxPendingEvents` events, the rest dropped at the call and
+    /// counted) until ``handOver(to:first:)`` moves what it kept into another client, to which
+    /// it then sends every later call. `shared` keeps the calls made before `initialize(with:)`
+    /// in one. The input problems its calls have are kept too, for the successor's reporter
+    /// (``InputProblemReporter/handOver(to:)``).
+    ///
+    /// - Parameter configuration: The logger and clock of the calls kept.
+    package init(keeping configuration: Configuration) {
+        ForkGuard.install()
+        self.configuration = configuration
+        inputProblems = InputProblemReporter(keeping: configuration.logger)
+        events = EventFactory(clock: configuration.clock, problems: inputProblems)
+        executor = PipelineExecutor(label: "io.metarouter.executor.kept", held: true, maxPendingEvents: configuration.maxPendingEvents)
+    }
+
     /// `known`: the plugins `makePlugins` returns, when they exist already (listed at once for
     /// ``find(pluginType:)``); `nil` lists them when they are built.
     private init(configuration: Configuration, known: [PluginHandoff]?, makePlugins: @escaping @Sendable () -> [any Plugin]) {

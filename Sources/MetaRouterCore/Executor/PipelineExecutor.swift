@@ -56,6 +56,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         var activity: ExecutorActivity
         /// The client is shut down or disabled: events are refused (operations still run).
         var refusingEvents = false
+        /// Where every command goes once ``handOver(to:first:)`` moved the kept ones there.
+        var successor: PipelineExecutor?
     }
 
     /// What ``submit(_:)`` did with a command.
@@ -146,16 +148,18 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         guard !ForkGuard.isChild else { return .forked }
         let isEvent = command.isEvent
         let compactable = compacting && command.isTrackCall
-        let (wake, admission, behind) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool) in
+        let (wake, admission, behind, successor) = ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool, PipelineExecutor?) in
+            if let successor = state.successor { return (.none, .accepted, false, successor) }
             let behind = state.pendingEvents >= Self.compactionThreshold
             if isEvent {
-                if let refusal = refusal(of: &state) { return (.none, refusal, behind) }
-                if compactable, behind { return (.none, .behind, behind) }
+                if let refusal = refusal(of: &state) { return (.none, refusal, behind, nil) }
+                if compactable, behind { return (.none, .behind, behind, nil) }
                 state.pendingEvents += 1
             }
             state.pending.append(command)
-            return (state.activity.submitted(urgent: !isEvent), .accepted, behind)
+            return (state.activity.submitted(urgent: !isEvent), .accepted, behind, nil)
         }
+        if let successor { return successor.submit(command, compacting: compacting, hint: hint) }
         perform(wake)
         if let hint, hint != behind { BacklogHint.note(behind: behind, ObjectIdentifier(self)) }
         return admission
@@ -168,6 +172,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// submitted, when one of `values` is of a kind ``PackedValues`` does not pack.
     func submitPacked(name: String, timestamp: Date, values: [String: Any], problems: InputProblemReporter, hint: Bool?) -> Admission? {
         guard !ForkGuard.isChild else { return .forked }
+        if let successor = ingress.withLock({ $0.successor }) {
+            return successor.submitPacked(name: name, timestamp: timestamp, values: values, problems: problems, hint: hint)
+        }
         let taken = PackedValues.withPacked(values) { packed in
             ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool) in
                 let behind = state.pendingEvents >= Self.compactionThreshold
@@ -226,12 +233,49 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// then waits for a few dozen events, not for thousands.
     func submitPromptly(_ work: @escaping @Sendable (Timeline) -> Void) {
         guard !ForkGuard.isChild else { return }
-        let wake = ingress.withLock { state in
+        let (wake, successor) = ingress.withLock { state -> (ExecutorActivity.Wake, PipelineExecutor?) in
+            if let successor = state.successor { return (.none, successor) }
             state.prompt.append(work)
+            return (state.activity.submitted(urgent: true), nil)
+        }
+        if let successor { return successor.submitPromptly(work) }
+        perform(wake)
+    }
+
+    /// Moves what this held executor kept into `successor`, behind what is there already and
+    /// ahead of anything submitted to either from now on, and from then on sends every command
+    /// submitted here to `successor`. `first(events)`, given the events kept, is run there
+    /// before them. Done under this executor's lock, so a caller that submits here meanwhile
+    /// lands either among the kept commands or behind them: each caller's order holds.
+    func handOver(to successor: PipelineExecutor, first: (Int) -> Command?) {
+        ingress.withLock { state in
+            guard state.successor == nil else { return }
+            var commands = state.pending
+            let events = state.pendingEvents
+            if let command = first(events) { commands.insert(command, at: 0) }
+            successor.append(kept: commands, events: events, prompt: state.prompt)
+            state.pending = []
+            state.pendingEvents = 0
+            state.prompt = []
+            state.successor = successor
+        }
+    }
+
+    /// Appends commands another executor kept, whatever the bound on events: they were
+    /// counted against it where they were kept.
+    private func append(kept commands: [Command], events: Int, prompt: [@Sendable (Timeline) -> Void]) {
+        guard !commands.isEmpty || !prompt.isEmpty else { return }
+        let wake = ingress.withLock { state in
+            state.pending.append(contentsOf: commands)
+            state.pendingEvents += events
+            state.prompt += prompt
             return state.activity.submitted(urgent: true)
         }
         perform(wake)
     }
+
+    /// Commands waiting in the ingress, and how many of them are events.
+    var waiting: (commands: Int, events: Int) { ingress.withLock { ($0.pending.count, $0.pendingEvents) } }
 
     private func perform(_ wake: ExecutorActivity.Wake) {
         switch wake {

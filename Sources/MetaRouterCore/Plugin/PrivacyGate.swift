@@ -1,7 +1,8 @@
 /// The consent gate as the paths other than events see it: signals and their broadcasters,
-/// breadcrumbs and the crash record's copy of them, stored super properties. Found in the
-/// timeline (`timeline.find((any PrivacyGate).self)`), read on the executor, so a change of
-/// consent applies to them in call order too. The consent plugin conforms.
+/// breadcrumbs and the crash record's copy of them, stored super properties. The timeline keeps
+/// the first of its own plugins that conforms, resolved when its plugins change (never looked
+/// up per call), and reads it on the executor, so a change of consent applies to them in call
+/// order too. The consent plugin conforms.
 package protocol PrivacyGate: Plugin {
     /// Whether analytics data may be collected, kept or sent now.
     var collectsAnalytics: Bool { get }
@@ -19,15 +20,15 @@ package protocol PrivacyScrubbing: Plugin {
 
 extension Timeline {
     /// Whether analytics data may be collected now: no consent plugin means yes.
-    package var collectsAnalytics: Bool { find((any PrivacyGate).self)?.collectsAnalytics ?? true }
+    package var collectsAnalytics: Bool { privacyGate?.collectsAnalytics ?? true }
 
     /// `values` scrubbed as events are, when scrubbing is on.
     package func scrubbedForExport(_ values: [String: JSON]) -> [String: JSON] {
-        find((any PrivacyScrubbing).self)?.scrubbedForExport(values) ?? values
+        scrubbing?.scrubbedForExport(values) ?? values
     }
 
     /// `text` scrubbed as event values are, when scrubbing is on.
     package func scrubbedForExport(_ text: String) -> String {
-        find((any PrivacyScrubbing).self)?.scrubbedForExport(text) ?? text
+        scrubbing?.scrubbedForExport(text) ?? text
     }
 }

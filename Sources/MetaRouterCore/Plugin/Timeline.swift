@@ -10,6 +10,10 @@ public final class Timeline {
     private var early: [any Plugin] = []
     private var destinations: [Destination] = []
     private var late: [any Plugin] = []
+    /// The consent gate and the PII scrubber among this timeline's own plugins, resolved once
+    /// per change rather than per call (``collectsAnalytics``, ``scrubbedForExport(_:)``).
+    private(set) var privacyGate: (any PrivacyGate)?
+    private(set) var scrubbing: (any PrivacyScrubbing)?
     private weak var analytics: AnalyticsClient?
 
     private enum Destination {
@@ -122,6 +126,9 @@ public final class Timeline {
             (plugin as? any DestinationPlugin).map(Destination.destination) ?? .plain(plugin)
         }
         late = stages[.after] ?? []
+        let all = plugins
+        privacyGate = all.lazy.compactMap { $0 as? any PrivacyGate }.first
+        scrubbing = all.lazy.compactMap { $0 as? any PrivacyScrubbing }.first
     }
 
     /// Runs `event` through the plugins of `stageList`, in order, stopping when one drops it.

@@ -46,24 +46,82 @@ public struct InputProblem: Sendable, Hashable, CustomStringConvertible {
 /// `onInvalidInput` callback. Thread-safe: problems are found on callers' threads and on the
 /// executor.
 package final class InputProblemReporter: Sendable {
+    /// Problems a keeping reporter holds until it is bound, at most this many; the rest are
+    /// logged where they are found, as before binding there is nowhere else to log them.
+    static let maxKeptProblems = 1_000
+
+    private struct State {
+        var counts: [String: Int] = [:]
+        /// For a keeping reporter (``init(keeping:)``) until ``handOver(to:)``: the problems
+        /// found, with the call each came from (`nil`: counted, not logged).
+        var kept: [(InputProblem, String?)]?
+        /// Where every problem goes once ``handOver(to:)`` has run.
+        var successor: InputProblemReporter?
+    }
+
     private let logger: AnalyticsLogger
     private let callback: (@Sendable (InputProblem) -> Void)?
-    /// Per code, by its raw value: a dictionary keyed by the code itself would cost the thread
-    /// that makes an instance a lookup of the code's `Hashable` conformance across every loaded
-    /// image, the first time in a process.
-    private let counts = Locked<[String: Int]>([:])
+    private let state: Locked<State>
 
-    /// A reporter logging to `logger` and calling `callback` with every problem.
+    /// A reporter that logs to `logger` and hands each problem to `callback`.
+    ///
+    /// - Parameters:
+    ///   - logger: Where problems are logged.
+    ///   - callback: The app's `onInvalidInput`, if any.
     package init(logger: AnalyticsLogger, callback: (@Sendable (InputProblem) -> Void)? = nil) {
         self.logger = logger
         self.callback = callback
+        state = Locked(State())
+    }
+
+    /// A reporter for calls made before the options that say where problems go are known
+    /// (`shared` before `initialize(with:)`): it keeps the problems (``maxKeptProblems`` at
+    /// most, the rest logged to `logger`) until ``handOver(to:)`` reports them there.
+    ///
+    /// - Parameter logger: Where problems beyond the kept ones are logged.
+    package init(keeping logger: AnalyticsLogger) {
+        self.logger = logger
+        callback = nil
+        state = Locked(State(kept: []))
+    }
+
+    /// Reports the problems kept to `successor`, in the order found, and from now on hands it
+    /// every problem. Runs the successor's log sink and callback: not to be called under a lock.
+    ///
+    /// - Parameter successor: The reporter of the instance the calls went to.
+    package func handOver(to successor: InputProblemReporter) {
+        let kept = state.withLock { state -> [(InputProblem, String?)] in
+            defer {
+                state.kept = nil
+                state.successor = successor
+            }
+            return state.kept ?? []
+        }
+        for (problem, call) in kept {
+            if let call { successor.report(problem, call: call) } else { successor.count(problem) }
+        }
+    }
+
+    /// Where `problem` goes: `nil` when it is kept or counted here, else the successor.
+    private func take(_ problem: InputProblem, call: String?) -> (kept: Bool, successor: InputProblemReporter?) {
+        state.withLock { state in
+            if let successor = state.successor { return (false, successor) }
+            if state.kept != nil, state.kept.unsafelyUnwrapped.count < Self.maxKeptProblems {
+                state.kept?.append((problem, call))
+                return (true, nil)
+            }
+            state.counts[problem.code.rawValue, default: 0] += 1
+            return (false, nil)
+        }
     }
 
     /// Logs `problem` (prefixed by the call it came from), counts it and hands it to the
     /// callback. `call` is a plain string: it is made only where a problem is found, and as an
     /// autoclosure it would have this function copied, with its log line, for each caller.
     package func report(_ problem: InputProblem, call: String) {
-        counts.withLock { $0[problem.code.rawValue, default: 0] += 1 }
+        let taken = take(problem, call: call)
+        if let successor = taken.successor { return successor.report(problem, call: call) }
+        guard !taken.kept else { return }
         logger.warning("sdk.invalid_input: \(call): \(problem)")
         callback?(problem)
     }
@@ -71,7 +129,9 @@ package final class InputProblemReporter: Sendable {
     /// Counts `problem` and hands it to the callback without a log line, for a caller that
     /// logs it its own (throttled) way.
     package func count(_ problem: InputProblem) {
-        counts.withLock { $0[problem.code.rawValue, default: 0] += 1 }
+        let taken = take(problem, call: nil)
+        if let successor = taken.successor { return successor.count(problem) }
+        guard !taken.kept else { return }
         callback?(problem)
     }
 
@@ -85,7 +145,7 @@ package final class InputProblemReporter: Sendable {
     /// Problems reported so far, per code.
     package var countsByCode: [InputProblem.Code: Int] {
         var byCode: [InputProblem.Code: Int] = [:]
-        for (rawValue, count) in counts.current {
+        for (rawValue, count) in state.withLock({ $0.counts }) {
             if let code = InputProblem.Code(rawValue: rawValue) { byCode[code] = count }
         }
         return byCode

@@ -29,15 +29,16 @@ public struct ForgetReport: Sendable, Hashable {
     }
 }
 
-extension MetaRouterClient {
+extension Analytics {
     /// Wipes this instance's local state, in call order: the queued events (in memory and in
-    /// its disk log), the stored identity, consent, super properties and breadcrumbs. Returns
-    /// what it removed.
+    /// its disk log), the stored identity, consent, super properties, breadcrumbs and signals.
     /// Only the instance's own storage is touched: its log deletes the segment files it
     /// created, and its key-value store loses the keys the plugins own.
-    package func forget() async -> ForgetReport {
-        let storage = client.configuration.storage
+    ///
+    /// - Returns: What was wiped.
+    public func forget() async -> ForgetReport {
         let found = await onExecutor { timeline in
+            let storage = self.engine.configuration.storage
             let queued = self.pillars.destination?(timeline).uploader?.status().queueLength ?? 0
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
                 .contains { storage.string(forKey: $0) != nil }
@@ -60,7 +61,7 @@ extension MetaRouterClient {
         // In a fork() child nothing is touched: the files are the parent's.
         guard let report = found else { return ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false) }
         await resetAndWait()
-        client.logger.info(
+        engine.logger.info(
             "sdk.forgotten: \(report.queuedEvents) queued event(s), identity \(report.identity ? "removed" : "none stored"), "
                 + "consent \(report.consent ? "removed" : "none stored"), super properties \(report.superProperties ? "removed" : "none"), \(report.breadcrumbs) breadcrumb(s), \(report.signals) signal(s)")
         return report

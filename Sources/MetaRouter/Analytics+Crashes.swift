@@ -1,19 +1,20 @@
 #if CrashCapture
 import Foundation
 
-extension MetaRouterClient {
+extension Analytics {
     /// Turns the crash records earlier runs left into `Application Crashed` events, in crash
     /// order, through the whole timeline (the errors consent channel as it is now, then
     /// `beforeSendError`). A record is removed one executor turn later, once the log has
     /// written the event (the destination's commit is prompt work): a start killed before that
     /// reads the record again and sends the same `messageId`.
     func deliverCrashReports() {
-        client.perform { [client] timeline in
+        let engine = engine
+        engine.perform { timeline in
             guard let crashes = self.pillars.crashReports?(timeline) else { return }
             self.pillars.breadcrumbs?(timeline).crashSlots = crashes.slots
             for (file, report) in crashes.pendingReports() {
                 guard let report else {
-                    client.logger.warning("sdk.crash_record_unreadable: \(file.lastPathComponent) is not a whole crash record; removed")
+                    engine.logger.warning("sdk.crash_record_unreadable: \(file.lastPathComponent) is not a whole crash record; removed")
                     crashes.finish(file)
                     continue
                 }
@@ -26,7 +27,7 @@ extension MetaRouterClient {
                 if let plugin = self.pillars.errorCapture?(timeline), let event = plugin.event(forCrash: report, frames: report.symbolicatedFrames()) {
                     _ = timeline.process(event)
                 }
-                client.perform { timeline in self.pillars.crashReports?(timeline).finish(file) }
+                engine.perform { timeline in self.pillars.crashReports?(timeline).finish(file) }
             }
         }
     }

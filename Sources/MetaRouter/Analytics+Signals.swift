@@ -1,20 +1,24 @@
 #if Signals
 import Foundation
 
-extension MetaRouterClient {
-    /// Adds a signal to the buffer (with ``InitOptions/signals`` set), in order with this
+/// Signals: the methods the `Signals` trait adds.
+extension Analytics {
+    /// Adds a signal to the buffer (with `InitOptions.signals` set), in order with this
     /// thread's other calls; the generators run on the executor. See `Docs/Signals.md`.
-    package func emit(_ signal: SignalContent) {
-        let now = client.configuration.clock.now()
-        let checked = bounded(signal)
-        client.perform { timeline in self.pillars.signals?(timeline).add(checked, at: now, timeline: timeline) }
+    ///
+    /// - Parameter signal: The signal.
+    public func emit(_ signal: SignalContent) {
+        let engine = engine
+        let now = engine.configuration.clock.now()
+        let checked = bounded(signal, problems: engine.inputProblems)
+        engine.perform { timeline in self.pillars.signals?(timeline).add(checked, at: now, timeline: timeline) }
     }
 
     /// The signal with its app-given JSON held to the depth limit of properties: what is
     /// nested deeper is reported (``InitOptions/onInvalidInput``) and left out.
-    private func bounded(_ signal: SignalContent) -> SignalContent {
+    private func bounded(_ signal: SignalContent, problems: InputProblemReporter) -> SignalContent {
         func object(_ data: [String: JSON]) -> [String: JSON] {
-            client.inputProblems.converted(data.mapValues { $0 as Any }, root: "data", call: "emit")
+            problems.converted(data.mapValues { $0 as Any }, root: "data", call: "emit")
         }
         func value(_ data: JSON?) -> JSON? {
             data.map { object(["value": $0])["value"] ?? .null }
@@ -28,11 +32,13 @@ extension MetaRouterClient {
         }
     }
 
-    /// Adds a user-defined signal whose data is `value` encoded as JSON; what does not encode
-    /// is reported (``InitOptions/onInvalidInput``) and left out, and a value that is not a JSON
-    /// object at all emits nothing.
-    package func emit<Data: Encodable>(userDefined value: Data) {
-        if let signal = SignalContent.userDefined(encoding: value, problems: client.inputProblems) { emit(signal) }
+    /// Adds a user-defined signal whose data is `value` encoded as a JSON object; what does not
+    /// encode is reported (`InitOptions.onInvalidInput`) and left out, and a value that is not
+    /// a JSON object at all emits nothing.
+    ///
+    /// - Parameter value: A value that encodes as a JSON object.
+    public func emit<Data: Encodable>(userDefined value: Data) {
+        if let signal = SignalContent.userDefined(encoding: value, problems: engine.inputProblems) { emit(signal) }
     }
 }
 

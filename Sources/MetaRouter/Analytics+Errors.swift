@@ -1,21 +1,29 @@
 #if ErrorCapture
 import Foundation
 
-extension MetaRouterClient {
+/// Error reports and breadcrumbs: the methods the `ErrorCapture` trait adds.
+extension Analytics {
     /// Reports a caught error as an `Error Captured` event: its type, message (and `domain` /
     /// `code`), `handled`, a fingerprint of where it was captured, the stack frames and the
     /// breadcrumbs, merged with `properties`. Gated by the errors consent channel, filtered by
     /// `beforeSendError`, rate-limited; see `Docs/ErrorCapture.md`.
-    package func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
-        let converted = client.inputProblems.converted(properties ?? [:], root: "properties", call: "captureError")
+    ///
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - handled: `false` for one the app could not recover from.
+    ///   - properties: JSON-compatible properties to add to the report.
+    public func captureError(_ error: any Error, handled: Bool = true, properties: [String: Any]? = nil) {
+        let converted = engine.inputProblems.converted(properties ?? [:], root: "properties", call: "captureError")
         capture(CapturedError(error), handled: handled, properties: converted, frames: .current())
     }
 
     /// Adds a breadcrumb to the trail error reports carry, in call order. While analytics
     /// consent is withdrawn it is not kept (nor copied to the crash record); with PII
     /// scrubbing on, its message and data are scrubbed first.
-    package func addBreadcrumb(_ breadcrumb: Breadcrumb) {
-        client.perform { timeline in
+    ///
+    /// - Parameter breadcrumb: What happened, kept in call order.
+    public func addBreadcrumb(_ breadcrumb: Breadcrumb) {
+        engine.perform { timeline in
             guard timeline.collectsAnalytics, let plugin = self.pillars.breadcrumbs?(timeline) else { return }
             var kept = breadcrumb
             kept.message = timeline.scrubbedForExport(breadcrumb.message)
@@ -25,10 +33,11 @@ extension MetaRouterClient {
     }
 
     func capture(_ error: CapturedError, handled: Bool, properties: [String: JSON], frames: StackFrames) {
-        let now = client.configuration.clock.now()
+        let engine = engine
+        let now = engine.configuration.clock.now()
         // Built and run through the timeline in one operation, so the report keeps its place
         // among the calls: a consent change made just after it does not reach it.
-        client.perform { timeline in
+        engine.perform { timeline in
             guard let plugin = self.pillars.errorCapture?(timeline) else { return }
             #if Privacy
             if let consent = self.pillars.consent?(timeline), !consent.state.errors { return }
