@@ -5,16 +5,18 @@ extension DiskEventStore {
     /// ``DiskLogOptions/maxBytes`` plus a segment once a record of `size` bytes is written. The
     /// live-record budget does not see the records a commit writes between events (removals,
     /// batch keys, a new segment's clock), which a trickle of one or two events a commit
-    /// makes a large share of the files. Past the bound (less a commit, for the records the next
-    /// commit adds or the pending batch's copy, and ``bookkeepingBytes``), the oldest segments'
-    /// queued events go whole, so those segments are deleted at the commit, before its records
-    /// are written. A segment the pending batch keeps alive stays (its other events go, so the
-    /// rewrite can move the batch out), and the segments after it go instead; the active one
-    /// ends it.
+    /// makes a large share of the files. Past the bound, the oldest segments' queued events go
+    /// whole, so those segments are deleted at the commit. The bound keeps back two commits
+    /// and ``bookkeepingBytes``: a commit writes its records (up to a commit and an event)
+    /// before it deletes what its removals emptied — the order crash safety needs: the removal
+    /// summary and the pending batch's key must follow the records they name — and the rewrite
+    /// writes the pending batch's copy (up to a quarter of a segment) before the oldest segment
+    /// goes. A segment the pending batch keeps alive stays (its other events go, so the rewrite
+    /// can move the batch out), and the segments after it go instead; the active one ends it.
     func evictionForFileBound(adding size: Int, evicted: Int) -> Int {
         // Saturating: a cap near `Int.max` is accepted and must not trap.
         let (sum, overflow) = options.maxBytes.addingReportingOverflow(options.segmentBytes)
-        let bound = overflow ? Int.max : sum - options.commitBytes - Self.bookkeepingBytes
+        let bound = overflow ? Int.max : sum - 2 * options.commitBytes - Self.bookkeepingBytes
         var projected = files.totalBytes + buffer.count + size
         guard projected > bound else { return 0 }
         var more = 0

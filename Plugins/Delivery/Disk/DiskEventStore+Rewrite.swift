@@ -146,13 +146,11 @@ extension DiskEventStore {
     /// Logs, in one `removed` record at the end of the active segment, every sequence number
     /// below the next that is not queued now, so that no removal depends on the segment that
     /// first logged it: any dead segment may then be deleted, not only a dead prefix. Only when
-    /// every removal is in `buffer` or on disk and the queued events fall into at most 1,024
+    /// every record is written (nothing buffered) and the queued events fall into at most 1,024
     /// runs of sequence numbers (they are the pending batch and the head onward: a few).
-    /// Buffered records may follow the summary: their events are live (and so left out of it)
-    /// or removed again by the buffer's own `removed` record, which comes after them.
     /// Returns whether the summary was written.
     func logRemovalSummary() -> Bool {
-        guard fault == nil, files.isWritable, pendingRemovals.isEmpty, nextSequence > 1 else { return false }
+        guard fault == nil, files.isWritable, buffer.isEmpty, pendingRemovals.isEmpty, nextSequence > 1 else { return false }
         let live = ((pending?.entries ?? []) + entries[head...]).map(\.sequence).sorted()
         var removed: [ClosedRange<UInt64>] = []
         var next: UInt64 = 1

@@ -337,11 +337,6 @@ package final class DiskEventStore: EventStore {
         guard !buffer.isEmpty else { return }
         do {
             try unpark()
-            // The segments this commit's removals emptied go before its records are written,
-            // so the files never hold both: the disk bound holds at every write, not only
-            // between commits.
-            deleteDeadSegments()
-            guard fault == nil else { return }
             let base = files.activeSize
             try files.append(buffer)
             buffer.removeAll(keepingCapacity: true)
