@@ -16,8 +16,9 @@ import Testing
 /// that ever failed are kept in ``fixedSeeds`` and run first.
 @Suite(.serialized) struct ChaosTests {
     /// 1795838723653: a batch sent again under a new key after two restarts (the segment
-    /// holding its key record was deleted as dead).
-    static let fixedSeeds: [UInt64] = [1_795_838_723_653]
+    /// holding its key record was deleted as dead). 1795859669994: batches re-keyed after a
+    /// kill -9 while a commit deleted emptied segments before writing its records.
+    static let fixedSeeds: [UInt64] = [1_795_838_723_653, 1_795_859_669_994]
 
     private func walk(seed: UInt64, seconds: TimeInterval) async throws {
         let collector = try await Collector.start()
