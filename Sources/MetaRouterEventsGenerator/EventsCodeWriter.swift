@@ -12,6 +12,7 @@ extension CodeLines {
         line()
         doc(model.description ?? eventName.map { "The `\(SwiftNames.inDoc($0))` event, as the tracking plan defines it." })
         if eventName == nil, model.description == nil { doc("\(place), as the tracking plan defines it.") }
+        if sharedTypes.contains(model.flatName) { doc(Self.sharedNote) }
         line("struct \(model.flatName): \(eventName == nil ? "PlannedEvents.Value" : "PlannedEvents.Event") {")
         indent += 1
         if let eventName {
@@ -74,8 +75,8 @@ extension CodeLines {
             var type = property.type
             while case .array(let element) = type { type = element }
             switch type {
-            case .object(let model): structure(model, eventName: nil, place: "`\(SwiftNames.inDoc(property.wireName))`")
-            case .enumeration(let model): enumeration(model, property: property.wireName)
+            case .object(let model) where model.declares: structure(model, eventName: nil, place: "`\(SwiftNames.inDoc(property.wireName))`")
+            case .enumeration(let model) where model.declares: enumeration(model, property: property.wireName)
             default: break
             }
         }
@@ -84,10 +85,14 @@ extension CodeLines {
     private mutating func enumeration(_ model: EnumModel, property: String) {
         line()
         line("/// The values `\(SwiftNames.inDoc(property))` may take.")
+        if sharedTypes.contains(model.flatName) { doc(Self.sharedNote) }
         line("enum \(model.flatName): \(model.rawType), Swift.Codable, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {")
         for item in model.cases { line("    case \(SwiftNames.spelled(item.swiftName)) = \(item.literal)") }
         line("}")
     }
+
+    /// The doc comment's note on a type several properties use.
+    private static let sharedNote = "Every property of the plan with the same schema has this type (the `typealias` in each parent names it)."
 
     /// The parameters for `properties`, their nested types qualified with `owner` when given (a
     /// keyword needs no escaping as a label; ``SwiftNames/member(_:fallback:)`` gives none of

@@ -73,7 +73,7 @@ public enum EventsGenerator {
         }
         warnings += mapper.warnings
         let count = max(1, shards)
-        var main = CodeLines()
+        var main = CodeLines(sharedTypes: mapper.sharedTypes)
         main.header(planName: planName)
         main.namespace(planName: planName, sha256: SHA256.hex(Array(plan.utf8)), shards: count)
         for (key, place) in [("identify", "identify traits"), ("group", "group traits")] {
@@ -84,7 +84,7 @@ public enum EventsGenerator {
         var files = [main.text]
         for shard in 0..<count {
             let share = events[events.count * shard / count..<events.count * (shard + 1) / count]
-            var file = CodeLines()
+            var file = CodeLines(sharedTypes: mapper.sharedTypes)
             file.header(planName: planName)
             file.line()
             file.line("extension PlannedEvents {")
