@@ -17,11 +17,14 @@ extension CodeLines {
         indent += 1
         if let eventName {
             line("/// The event's name on the wire.")
-            line("static let eventName: Swift.String = \(SwiftNames.literal(eventName))")
+            line("static var eventName: Swift.String { \(SwiftNames.literal(eventName)) }")
         }
+        // `Optional<T>` spelled out, where `T?` would give each property an implicit `= nil`
+        // the initializers never use: one more function per property for the compiler.
         for property in model.properties {
             doc(property.description)
-            line("var \(SwiftNames.spelled(property.swiftName)): \(property.type.spelled)\(property.isOptional ? "?" : "")")
+            let type = property.type.spelled
+            line("var \(SwiftNames.spelled(property.swiftName)): \(property.isOptional ? "Swift.Optional<\(type)>" : type)")
         }
         for property in model.properties {
             guard let declared = property.type.declared else { continue }

@@ -117,6 +117,13 @@ extension CodeLines {
         line()
         line("    /// Hashes the encoded form.")
         line("    func hash(into hasher: inout Swift.Hasher) { hasher.combine(PlannedEvents.encoded(self)) }")
+        line()
+        line("    /// The hash of the encoded form (here once, not synthesised in every type).")
+        line("    var hashValue: Swift.Int {")
+        line("        var hasher: Swift.Hasher = Swift.Hasher()")
+        line("        self.hash(into: &hasher)")
+        line("        return hasher.finalize()")
+        line("    }")
         line("}")
     }
 
