@@ -154,6 +154,19 @@ extension CodeLines {
         line("}")
     }
 
+    /// One file's share of the events: their types and registration in the namespace, and
+    /// their methods on `Analytics`.
+    mutating func events(_ share: [NamedEvent], shard: Int) {
+        line()
+        line("extension PlannedEvents {")
+        indent += 1
+        for event in share { structure(event.model, eventName: event.name, place: "") }
+        registration(share, shard: shard)
+        indent -= 1
+        line("}")
+        eventMethods(share)
+    }
+
     /// One shard's registration of its event types.
     mutating func registration(_ events: [NamedEvent], shard: Int) {
         line()
