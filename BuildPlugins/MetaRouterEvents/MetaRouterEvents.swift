@@ -4,8 +4,9 @@ import PackagePlugin
 /// Generates typed events from the `tracking-plan.json` among a target's files at every build:
 /// one value type per planned event and typed methods on `Analytics` (Docs/TypedEvents.md).
 /// A target without a plan gets nothing; a plan that cannot become Swift fails the build with
-/// one message naming the plan entry. The code comes in ``shards`` + 1 files (the namespace,
-/// then the events in contiguous shares), so the compiler's jobs take them apart.
+/// one message naming the plan entry. The code comes in ``shards`` + 1 files (the namespace
+/// first), each with an equal, contiguous share of the events, so the compiler's jobs take them
+/// apart.
 @main
 struct MetaRouterEvents: BuildToolPlugin {
     /// Files the events are spread over: enough for the compiler's parallel jobs and to keep

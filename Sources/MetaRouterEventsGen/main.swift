@@ -3,7 +3,7 @@ import MetaRouterEventsGenerator
 
 // metarouter-events-gen PLAN OUTPUT [--shards N]: writes the typed events of PLAN to OUTPUT
 // (one file), or with `--shards N` to OUTPUT and N more files beside it (`Name-0.swift`, …),
-// which the compiler takes apart. The MetaRouterEvents build-tool plugin runs it at every
+// each with an equal share of the events, which the compiler takes apart. The MetaRouterEvents build-tool plugin runs it at every
 // build; a plan that cannot become Swift fails the build with one line naming the plan entry,
 // and names that had to be told apart are build warnings.
 var arguments = Array(CommandLine.arguments.dropFirst())

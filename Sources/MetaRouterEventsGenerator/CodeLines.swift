@@ -3,6 +3,9 @@
 struct CodeLines {
     private(set) var text = ""
     var indent = 0
+    /// The namespace-level names of the generated types more than one property uses (their
+    /// doc comment says so).
+    var sharedTypes: Set<String> = []
     private static let indents = (0..<64).map { String(repeating: "    ", count: $0) }
 
     mutating func line(_ content: String = "") {

@@ -12,15 +12,18 @@ extension CodeLines {
         line()
         doc(model.description ?? eventName.map { "The `\(SwiftNames.inDoc($0))` event, as the tracking plan defines it." })
         if eventName == nil, model.description == nil { doc("\(place), as the tracking plan defines it.") }
+        if sharedTypes.contains(model.flatName) { doc(Self.sharedNote) }
         line("struct \(model.flatName): \(eventName == nil ? "PlannedEvents.Value" : "PlannedEvents.Event") {")
         indent += 1
         if let eventName {
             line("/// The event's name on the wire.")
-            line("static let eventName: Swift.String = \(SwiftNames.literal(eventName))")
+            line("static var eventName: Swift.String { \(SwiftNames.literal(eventName)) }")
         }
+        // Constants: a `var` costs a setter, a `modify` coroutine and (optional) an initial
+        // `nil` per property, half the compiler's time for an event's type.
         for property in model.properties {
             doc(property.description)
-            line("var \(SwiftNames.spelled(property.swiftName)): \(property.type.spelled)\(property.isOptional ? "?" : "")")
+            line("let \(SwiftNames.spelled(property.swiftName)): \(property.type.spelled)\(property.isOptional ? "?" : "")")
         }
         for property in model.properties {
             guard let declared = property.type.declared else { continue }
@@ -74,8 +77,8 @@ extension CodeLines {
             var type = property.type
             while case .array(let element) = type { type = element }
             switch type {
-            case .object(let model): structure(model, eventName: nil, place: "`\(SwiftNames.inDoc(property.wireName))`")
-            case .enumeration(let model): enumeration(model, property: property.wireName)
+            case .object(let model) where model.declares: structure(model, eventName: nil, place: "`\(SwiftNames.inDoc(property.wireName))`")
+            case .enumeration(let model) where model.declares: enumeration(model, property: property.wireName)
             default: break
             }
         }
@@ -84,10 +87,14 @@ extension CodeLines {
     private mutating func enumeration(_ model: EnumModel, property: String) {
         line()
         line("/// The values `\(SwiftNames.inDoc(property))` may take.")
+        if sharedTypes.contains(model.flatName) { doc(Self.sharedNote) }
         line("enum \(model.flatName): \(model.rawType), Swift.Codable, Swift.Sendable, Swift.Hashable, Swift.CaseIterable {")
         for item in model.cases { line("    case \(SwiftNames.spelled(item.swiftName)) = \(item.literal)") }
         line("}")
     }
+
+    /// The doc comment's note on a type several properties use.
+    private static let sharedNote = "Every property of the plan with the same schema has this type (the `typealias` in each parent names it)."
 
     /// The parameters for `properties`, their nested types qualified with `owner` when given (a
     /// keyword needs no escaping as a label; ``SwiftNames/member(_:fallback:)`` gives none of

@@ -32,6 +32,9 @@ struct NameTable {
         return name
     }
 
+    /// Gives `name` back, for a type that turned out not to be declared.
+    mutating func release(_ name: String) { taken[name] = nil }
+
     /// Whether `name` is taken.
     func contains(_ name: String) -> Bool { taken[name] != nil }
 }

@@ -117,6 +117,13 @@ extension CodeLines {
         line()
         line("    /// Hashes the encoded form.")
         line("    func hash(into hasher: inout Swift.Hasher) { hasher.combine(PlannedEvents.encoded(self)) }")
+        line()
+        line("    /// The hash of the encoded form (here once, not synthesised in every type).")
+        line("    var hashValue: Swift.Int {")
+        line("        var hasher: Swift.Hasher = Swift.Hasher()")
+        line("        self.hash(into: &hasher)")
+        line("        return hasher.finalize()")
+        line("    }")
         line("}")
     }
 
@@ -145,6 +152,19 @@ extension CodeLines {
         }
         indent -= 1
         line("}")
+    }
+
+    /// One file's share of the events: their types and registration in the namespace, and
+    /// their methods on `Analytics`.
+    mutating func events(_ share: [NamedEvent], shard: Int) {
+        line()
+        line("extension PlannedEvents {")
+        indent += 1
+        for event in share { structure(event.model, eventName: event.name, place: "") }
+        registration(share, shard: shard)
+        indent -= 1
+        line("}")
+        eventMethods(share)
     }
 
     /// One shard's registration of its event types.

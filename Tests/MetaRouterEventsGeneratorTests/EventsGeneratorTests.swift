@@ -31,7 +31,41 @@ import Testing
         let result = try await Compiler.typecheck(["MetaRouterEvents.swift": code, "Use.swift": Self.calls])
         #expect(result.succeeded, "\(result.output)")
         #expect(code.contains("self.orderId = try PlannedEvents.need(container, \"order_id\")"), "the wire keeps the plan's names")
-        #expect(code.contains("static let eventName: Swift.String = \"1st Launch 🚀\""))
+        #expect(code.contains("static var eventName: Swift.String { \"1st Launch 🚀\" }"))
+    }
+
+    /// A nested object or enum with the same generated type as an earlier one is declared once
+    /// and named by each parent's typealias; one that differs (a value, a description) is not
+    /// shared. Values of one event's nested types are the other's, and properties are constants.
+    @Test func repeatedSchemasShareOneType() async throws {
+        let currency: [String: Any] = ["type": "string", "enum": ["USD", "EUR"]]
+        let address: [String: Any] = ["type": "object", "required": ["city"], "properties": ["city": ["type": "string"], "zip": ["type": "string"]]]
+        let event: ([String: Any]) -> [String: Any] = { extra in
+            ["properties": ["type": "object", "properties": ["currency": currency, "address": address, "lines": ["type": "array", "items": address]].merging(extra) { $1 }]]
+        }
+        let plan = String(decoding: try JSONSerialization.data(withJSONObject: ["events": [
+            "A": event([:]), "B": event(["other": ["type": "string", "enum": ["USD", "EUR", "GBP"]]]),
+            "C": event(["currency": ["type": "string", "enum": ["USD", "EUR"], "description": "Money."]]),
+        ]], options: [.sortedKeys]), as: UTF8.self)
+        let code = try EventsGenerator.generate(plan: plan)
+        #expect(code.components(separatedBy: "enum A_Currency:").count == 2)
+        #expect(code.components(separatedBy: "struct A_Address:").count == 2)
+        #expect(!code.contains("struct A_LinesItem:") && !code.contains("struct B_Address:"), "the same object under another name is the same type")
+        #expect(code.contains("typealias Currency = PlannedEvents.A_Currency") && code.contains("typealias LinesItem = PlannedEvents.A_Address"))
+        #expect(code.contains("enum B_Other:"), "other values, another type")
+        #expect(code.contains("let currency: Currency?"))
+        let use = """
+            import MetaRouter
+            func use(_ analytics: Analytics) {
+                let address: PlannedEvents.A.Address = PlannedEvents.B.Address(city: "Oslo")
+                let currency: PlannedEvents.B.Currency = PlannedEvents.A.Currency.eur
+                analytics.a(address: address, currency: currency, lines: [address])
+                analytics.b(address: address, currency: .usd, other: .gbp)
+                analytics.c(currency: .usd)
+            }
+            """
+        let result = try await Compiler.typecheck(["MetaRouterEvents.swift": code, "Use.swift": use])
+        #expect(result.succeeded, "\(result.output)")
     }
 
     @Test func generationIsDeterministic() throws {

@@ -142,7 +142,7 @@ import Testing
         }
         #expect(refused.count <= 2, "\(refused)")
         let code = try HostilePlanTests.outcome(HostilePlanTests.json(["events": events])).get()
-        #expect(code.components(separatedBy: "static let eventName").count - 1 == events.count)
+        #expect(code.components(separatedBy: "static var eventName: Swift.String { \"").count - 1 == events.count)
         let result = try await Compiler.typecheck(["MetaRouterEvents.swift": code])
         #expect(result.succeeded, "\(result.errors.prefix(5))")
     }
