@@ -13,6 +13,9 @@ package final class BatchUploader {
     let options: Options
     let store: any EventStore
     private let format: any BatchFormat
+    /// The wire seam the uploader sends through: requests (over ``format``'s packed bodies) and
+    /// the classification of answers.
+    private let wire: MetaRouterFormat
     private let transport: any HTTPTransport
     /// With ``Options/gzip``: bodies are compressed there, off the executor, just before they
     /// are handed to the transport.
@@ -92,6 +95,7 @@ package final class BatchUploader {
         self.options = options
         self.store = store
         self.format = format
+        wire = MetaRouterFormat(packing: format, endpoint: options.endpoint)
         self.transport = transport
         compression = options.gzip ? RequestCompression() : nil
         self.policies = policies
@@ -225,12 +229,10 @@ package final class BatchUploader {
         // 1,000 batches/s, and writes back pages the acknowledgement would have freed.)
         store.commit()
         scheduleSync()
-        var headers = format.headers
-        headers["Idempotency-Key"] = batch.idempotencyKey
-        if tracing { headers["Trace"] = "true" }
         let sentAt = analytics.configuration.clock.now()
-        let body = format.body(for: batch.events, sentAt: sentAt)
-        let request = TransportRequest(url: options.endpoint, headers: headers, body: body, timeout: options.requestTimeout)
+        var request = wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt)
+        request.timeout = options.requestTimeout
+        if tracing { request.headers["Trace"] = "true" }
         attempts += 1
         let attempt = attempts
         inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
@@ -269,7 +271,7 @@ package final class BatchUploader {
             return waitForResources(error, batch: batch)
         }
         let now = analytics.configuration.clock.uptime()
-        let verdict = ResponseClassifier.verdict(for: outcome, now: analytics.configuration.clock.now())
+        let verdict = wire.classify(outcome, now: analytics.configuration.clock.now())
         if current.abandoned { return settleAbandoned(batch, verdict: verdict) }
         // A durable store keeps less in memory while nothing can leave.
         switch verdict {
@@ -343,7 +345,7 @@ package final class BatchUploader {
     }
 
     /// The answer to a batch that a reset abandoned: reported once, never requeued.
-    private func settleAbandoned(_ batch: PendingBatch, verdict: DeliveryVerdict) {
+    private func settleAbandoned(_ batch: PendingBatch, verdict: ResponseVerdict) {
         if case .delivered = verdict {
             statsBox.withLock { $0.sent += batch.events.count }
         } else {

@@ -1,7 +1,9 @@
 import Foundation
 
-/// What delivery does with the outcome of one batch, row by row of the seed's table.
-package enum DeliveryVerdict: Sendable, Hashable {
+/// What delivery does with the outcome of one batch, row by row of the seed's table: the
+/// engine's own classification, richer than a format's ``DeliveryVerdict`` (it also covers
+/// transport failures and the statuses that disable the client), onto which that verdict maps.
+package enum ResponseVerdict: Sendable, Hashable {
     /// 2xx: the batch is delivered; the breaker closes.
     case delivered
     /// 5xx, 408, network error, timeout: keep the batch at the head, count a breaker failure,
@@ -17,7 +19,7 @@ package enum DeliveryVerdict: Sendable, Hashable {
     case fatal(status: Int)
 }
 
-/// Maps HTTP outcomes to ``DeliveryVerdict``s.
+/// Maps HTTP outcomes to ``ResponseVerdict``s.
 package enum ResponseClassifier {
     /// The longest a `Retry-After` makes delivery wait, in seconds: a server's answer is
     /// hostile input, and one `Retry-After: 999999999` must not stall an instance for years.
@@ -25,7 +27,7 @@ package enum ResponseClassifier {
     package static let retryAfterCeiling: TimeInterval = 300
 
     /// The verdict for a response, or for the error that prevented one.
-    package static func verdict(for outcome: Result<TransportResponse, any Error>, now: Date) -> DeliveryVerdict {
+    package static func verdict(for outcome: Result<TransportResponse, any Error>, now: Date) -> ResponseVerdict {
         switch outcome {
         case .failure:
             return .retry
