@@ -70,7 +70,9 @@ final class SwiftTypeMapper {
         let types = Self.types(schema)
         let nullable = types.contains("null")
         if let values = schema["enum"]?.arrayValue ?? schema["const"].map({ [$0] }) {
-            let allowsNull = values.contains(.null)
+            // `null` in the list counts only where `type` allows it too (or says nothing): the
+            // device checks both, so `{"type": "string", "enum": ["a", null]}` takes no `nil`.
+            let allowsNull = values.contains(.null) && (types.isEmpty || nullable)
             if var model = enumeration(values.filter { $0 != .null }, typeName: typeNames.claim(nestedName, for: wireName, warnings: &warnings)) {
                 if let first = declaredTypes[model.key] {
                     sharedTypes.insert(first)
@@ -138,9 +140,8 @@ final class SwiftTypeMapper {
         let strings = values.compactMap(\.stringValue)
         if strings.count == values.count {
             var table = NameTable(scope: "\(place) enum", kind: "case")
-            var kept: [String] = []
-            for value in strings where !kept.contains(value) {
-                kept.append(value)
+            var kept = Set<String>()
+            for value in strings where kept.insert(value).inserted {
                 var base = SwiftNames.member(value, fallback: "empty")
                 if Self.enumReserved.contains(base) { base += "_" }
                 cases.append((table.claim(base, for: value, warnings: &warnings), SwiftNames.literal(value)))

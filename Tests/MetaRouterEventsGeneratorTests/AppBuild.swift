@@ -45,10 +45,29 @@ enum AppBuild {
         return Outcome(built: true, buildOutput: output, buildSeconds: seconds, runOutput: runOutput, runStatus: runStatus)
     }
 
+    /// The target's object files, less those of Swift files the repository no longer has (an
+    /// incremental build leaves a deleted file's object behind, which would define its symbols
+    /// twice).
     private static func objectFiles(in directory: URL) throws -> [String] {
         guard let walk = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
-        return walk.compactMap { ($0 as? URL)?.path }.filter { $0.hasSuffix(".o") }.sorted()
+        let objects = walk.compactMap { ($0 as? URL)?.path }.filter { $0.hasSuffix(".o") }
+        return objects.filter { path in
+            let name = (path as NSString).lastPathComponent
+            return !name.hasSuffix(".swift.o") || sourceNames.contains(String(name.dropLast(2)))
+        }.sorted()
     }
+
+    /// The names of the Swift files under Sources/ and Plugins/.
+    private static let sourceNames: Set<String> = {
+        var names = Set<String>()
+        for folder in ["Sources", "Plugins"] {
+            let walk = FileManager.default.enumerator(atPath: Compiler.root.appendingPathComponent(folder).path)
+            while let path = walk?.nextObject() as? String {
+                if path.hasSuffix(".swift") { names.insert((path as NSString).lastPathComponent) }
+            }
+        }
+        return names
+    }()
 
     /// Runs `tool` (found on the PATH unless a path) and returns its status and its output.
     static func run(_ tool: String, _ arguments: [String], in directory: URL) async throws -> (Int32, String) {

@@ -106,4 +106,17 @@ import Testing
         #expect(device.violations(of: Event(type: .identify, userId: "u", traits: [:])).map(\.path) == ["traits.email"])
         #expect(device.violations(of: Event(type: .group, groupId: "g", traits: [:])).map(\.path) == ["traits.email"])
     }
+
+    /// `null` in an enum counts only where the schema's `type` allows it: with `"type":
+    /// "string"` the property takes no `nil`, which the device would block.
+    @Test func nullInAnEnumFollowsTheType() throws {
+        let plan = #"{"events": {"E": {"properties": {"type": "object", "required": ["s", "t"], "properties": {"#
+            + #""s": {"type": "string", "enum": ["a", null]}, "t": {"type": ["string", "null"], "enum": ["a", null]}}}}}}"#
+        let code = try EventsGenerator.generate(plan: plan)
+        #expect(code.contains("let s: PlannedEvents.E.S\n") || code.contains("let s: S\n"), "s is not optional")
+        #expect(code.contains("let t: PlannedEvents.E.T?") || code.contains("let t: T?"), "t is optional")
+        let device = try TrackingPlan(json: plan)
+        #expect(!device.violations(of: Event(type: .track, event: "E", properties: ["s": .null, "t": "a"])).isEmpty)
+        #expect(device.violations(of: Event(type: .track, event: "E", properties: ["s": "a", "t": .null])).isEmpty)
+    }
 }
