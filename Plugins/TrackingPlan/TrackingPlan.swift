@@ -69,11 +69,11 @@ public struct TrackingPlan: Sendable {
         }
         var events: [String: JSONSchema] = [:]
         for entry in document.events { events[entry.name] = try Self.schema(entry.schema, entry.place) }
-        self.init(
-            events: events,
-            identifyTraits: try document.identifyTraits.map { entry throws(LoadError) in try Self.schema(entry.schema, entry.place) },
-            groupTraits: try document.groupTraits.map { entry throws(LoadError) in try Self.schema(entry.schema, entry.place) },
-            unplanned: unplanned)
+        var identifyTraits: JSONSchema?
+        if let entry = document.identifyTraits { identifyTraits = try Self.schema(entry.schema, entry.place) }
+        var groupTraits: JSONSchema?
+        if let entry = document.groupTraits { groupTraits = try Self.schema(entry.schema, entry.place) }
+        self.init(events: events, identifyTraits: identifyTraits, groupTraits: groupTraits, unplanned: unplanned)
         listedOnly = Set(document.listedOnly)
     }
 
