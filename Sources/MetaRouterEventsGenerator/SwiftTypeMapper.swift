@@ -95,10 +95,16 @@ final class SwiftTypeMapper {
         case "boolean": return (.bool, nullable)
         case "array":
             guard let items = schema["items"], items.objectValue != nil else { return (.array(.json), nullable) }
+            let (declared, shared) = (declaredTypes, sharedTypes)
             let (element, elementNullable) = try type(
                 items, nestedName: nestedName + "Item", parent: parent, in: &typeNames, wireName: wireName, depth: depth + 1)
-            // An element that may be null cannot be one of a Swift array's non-optional elements.
-            return (elementNullable ? .array(.json) : .array(element), nullable)
+            // An element that may be null cannot be one of a Swift array's non-optional elements;
+            // the types its model registered are never declared, so no later schema may share them.
+            guard !elementNullable else {
+                (declaredTypes, sharedTypes) = (declared, shared)
+                return (.array(.json), nullable)
+            }
+            return (.array(element), nullable)
         case "object":
             let hasMembers = schema["properties"]?.objectValue?.isEmpty == false || schema["required"]?.arrayValue?.isEmpty == false
             guard hasMembers else { return (.json, false) }
