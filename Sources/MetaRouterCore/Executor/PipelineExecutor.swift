@@ -37,7 +37,7 @@ package enum Command: Sendable {
 /// until a short pause finds nothing new (``ExecutorActivity``). No `Task` is created per call,
 /// callers never wait for the executor, and commands run strictly in arrival order.
 final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` are only touched on `queue`
-    private struct Ingress {
+    struct Ingress {
         init(held: Bool) { activity = ExecutorActivity(held: held) }
 
         var pending: [Command] = []
@@ -91,7 +91,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// Seconds a drain waits for more events after running some (``ExecutorActivity/pause``).
     private let pause: Double
     private let queue: DispatchQueue
-    private let ingress: Locked<Ingress>
+    let ingress: Locked<Ingress>
     /// Ends a pause early (``ExecutorActivity/Wake/endPause``); signalled once per pause at most.
     private let pauseEnd = DispatchSemaphore(value: 0)
 
@@ -218,15 +218,6 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         ingress.withLock { $0.refusingEvents = true }
     }
 
-    /// Events refused so far because the ingress was full.
-    var overflowedEvents: Int { ingress.withLock { $0.overflowed } }
-
-    /// Refused events not reported yet (a burst that ended inside the report interval).
-    func takeUnreportedOverflow() -> Int? { ingress.withLock { $0.overflowReports.takeUnreported() } }
-
-    /// Track calls taken so far with their values packed, behind a backlog.
-    var packedCalls: Int { ingress.withLock { $0.packed } }
-
     /// Appends work that runs ahead of the commands still waiting — at the latest after the
     /// next ``promptInterval`` of them — for work whose order with the calls does not matter:
     /// a transport's answer, a timer. Under a backlog of incoming events, an upload's answer
@@ -242,42 +233,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         perform(wake)
     }
 
-    /// Moves what this held executor kept into `successor`, behind what is there already and
-    /// ahead of anything submitted to either from now on, and from then on sends every command
-    /// submitted here to `successor`. `first(events)`, given the events kept, is run there
-    /// before them. Done under this executor's lock, so a caller that submits here meanwhile
-    /// lands either among the kept commands or behind them: each caller's order holds.
-    func handOver(to successor: PipelineExecutor, first: (Int) -> Command?) {
-        ingress.withLock { state in
-            guard state.successor == nil else { return }
-            var commands = state.pending
-            let events = state.pendingEvents
-            if let command = first(events) { commands.insert(command, at: 0) }
-            successor.append(kept: commands, events: events, prompt: state.prompt)
-            state.pending = []
-            state.pendingEvents = 0
-            state.prompt = []
-            state.successor = successor
-        }
-    }
-
-    /// Appends commands another executor kept, whatever the bound on events: they were
-    /// counted against it where they were kept.
-    private func append(kept commands: [Command], events: Int, prompt: [@Sendable (Timeline) -> Void]) {
-        guard !commands.isEmpty || !prompt.isEmpty else { return }
-        let wake = ingress.withLock { state in
-            state.pending.append(contentsOf: commands)
-            state.pendingEvents += events
-            state.prompt += prompt
-            return state.activity.submitted(urgent: true)
-        }
-        perform(wake)
-    }
-
-    /// Commands waiting in the ingress, and how many of them are events.
-    var waiting: (commands: Int, events: Int) { ingress.withLock { ($0.pending.count, $0.pendingEvents) } }
-
-    private func perform(_ wake: ExecutorActivity.Wake) {
+    func perform(_ wake: ExecutorActivity.Wake) {
         switch wake {
         case .start: queue.async { self.drain() }
         case .endPause: pauseEnd.signal()
