@@ -142,6 +142,16 @@ public final class Analytics: Sendable {
         engine.screen(name, properties: properties, options: options)
     }
 
+    /// Records a screen view with typed properties, encoded as a JSON object.
+    ///
+    /// - Parameters:
+    ///   - name: The screen's name.
+    ///   - properties: A value that encodes as a JSON object.
+    ///   - options: Per-call identity, context or timestamp.
+    public func screen<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
+        engine.screen(name, properties: properties, options: options)
+    }
+
     /// Records a page view.
     ///
     /// - Parameters:
@@ -149,6 +159,16 @@ public final class Analytics: Sendable {
     ///   - properties: JSON-compatible properties of the view.
     ///   - options: Per-call identity, context or timestamp.
     public func page(_ name: String, properties: [String: Any]? = nil, options: EventOptions? = nil) {
+        engine.page(name, properties: properties, options: options)
+    }
+
+    /// Records a page view with typed properties, encoded as a JSON object.
+    ///
+    /// - Parameters:
+    ///   - name: The page's name.
+    ///   - properties: A value that encodes as a JSON object.
+    ///   - options: Per-call identity, context or timestamp.
+    public func page<Properties: Encodable>(_ name: String, properties: Properties, options: EventOptions? = nil) {
         engine.page(name, properties: properties, options: options)
     }
 

@@ -69,7 +69,8 @@ public struct InitOptions: Sendable {
     /// thread that found it; keep it short. The problems are also logged and counted
     /// (`getDebugInfo().invalidInput`). See ``InputProblem``.
     public var onInvalidInput: (@Sendable (InputProblem) -> Void)?
-    /// Called with events dropped for good, with the reason.
+    /// Called with events dropped for good, with the reason, on the executor (see the threading
+    /// contract in `Docs/Architecture.md`).
     public var onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// Where lifecycle transitions come from when `trackLifecycleEvents` is on: UIKit or AppKit
     /// on Apple platforms, the server process elsewhere, unless a source driven by hand is given.
@@ -104,7 +105,8 @@ public struct InitOptions: Sendable {
     /// What happens to an event that breaks the plan: `.report` (deliver; the default),
     /// `.strip` (remove what the plan does not allow) or `.block` (drop).
     public var trackingPlanMode = TrackingPlanMode.report
-    /// Called with each event that breaks the plan, its violations and what was done.
+    /// Called with each event that breaks the plan, its violations and what was done, on the
+    /// executor (see the threading contract in `Docs/Architecture.md`).
     public var onPlanViolation: (@Sendable (PlanViolationReport) -> Void)?
     #endif
     #if ErrorCapture

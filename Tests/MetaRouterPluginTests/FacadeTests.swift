@@ -167,6 +167,32 @@ import Testing
         await analytics.shutdown()
     }
 
+    /// `screen` and `page` take typed properties as `track` does; the SDK's own `JSON` is taken
+    /// as it is (a `JSONEncoder` round trip would turn `1.0` into the integer `1`), its numbers
+    /// still checked.
+    @Test func typedViewsAndOwnJSONAreTakenAsGiven() async throws {
+        struct Checkout: Encodable { let step: Int; let coupon: String? }
+        let capture = CapturingDestination()
+        let problems = Locked<[InputProblem]>([])
+        let analytics = Analytics.capturing(into: capture) { options in
+            options.onInvalidInput = { problem in problems.withLock { $0.append(problem) } }
+        }
+        analytics.screen("Checkout", properties: Checkout(step: 2, coupon: nil))
+        analytics.page("Pricing", properties: Checkout(step: 1, coupon: "SPRING"))
+        let own: JSON = ["ratio": .double(1.0), "big": .uint(UInt64.max), "bad": .double(.nan), "nested": ["x": .double(2.0)]]
+        analytics.track("Own JSON", properties: own)
+        analytics.screen("Own members", properties: ["ratio": JSON.double(3.0)] as [String: JSON])
+        await analytics.performAndWait { _ in }
+        let events = capture.events
+        #expect(events.map(\.type) == [.screen, .page, .track, .screen])
+        #expect(events[0].properties == ["step": 2, "name": "Checkout"])
+        #expect(events[1].properties == ["step": 1, "coupon": "SPRING", "name": "Pricing"])
+        #expect(events[2].properties == ["ratio": .double(1.0), "big": .uint(UInt64.max), "nested": ["x": .double(2.0)]])
+        #expect(events[3].properties == ["ratio": .double(3.0), "name": "Own members"])
+        #expect(problems.withLock { $0.map(\.keyPath) } == ["properties.bad"])
+        await analytics.shutdown()
+    }
+
     /// Typed group traits made before an instance is bound are built at the call and replayed
     /// in order (a `shared`-like object of the test's own, so `shared` is untouched).
     @Test func typedGroupTraitsAreKeptBeforeInitialize() async throws {

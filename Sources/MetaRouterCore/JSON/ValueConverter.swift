@@ -68,7 +68,7 @@ package enum ValueConverter {
     /// Converts any `Encodable` value that encodes as a JSON object.
     package static func convert<Value: Encodable>(encodable: Value, root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
         var issues: [ConversionIssue] = []
-        guard let json = encode(encodable, path: root, issues: &issues) else { return ([:], issues) }
+        guard let json = ownJSON(encodable) ?? encode(encodable, path: root, issues: &issues) else { return ([:], issues) }
         guard let object = json.objectValue else {
             return ([:], [ConversionIssue(keyPath: root, reason: "\(Value.self) does not encode as a JSON object")])
         }
@@ -274,6 +274,15 @@ package enum ValueConverter {
         default:
             return value
         }
+    }
+
+    /// This SDK's own ``JSON`` (or a dictionary of it), taken as it is: no `JSONEncoder` and no
+    /// re-parse. Its depth and its numbers are checked like any other value's. Exact type
+    /// checks: no dynamic casts are tried for other types.
+    private static func ownJSON<Value: Encodable>(_ value: Value) -> JSON? {
+        if Value.self == JSON.self, let json = value as? JSON { return json }
+        if Value.self == [String: JSON].self, let members = value as? [String: JSON] { return .object(members) }
+        return nil
     }
 
     private static func encode(_ value: any Encodable, path: String, issues: inout [ConversionIssue]) -> JSON? {

@@ -160,24 +160,14 @@ extension DestinationPlugin {
     /// Destinations always sit in the destination stage.
     public var type: PluginType { .destination }
 
-    /// Adds a plugin to this destination's sub-timeline at `position` within its stage. Call it
-    /// before the destination joins a client, or from the executor
-    /// (`Analytics.perform(_:)`) afterwards; debug builds check that.
-    ///
-    /// - Parameters:
-    ///   - plugin: The plugin, for this destination's events only.
-    ///   - position: Where in the destination's timeline it goes.
-    /// - Returns: `plugin`.
-    @discardableResult
-    public func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
+    /// Adds a plugin to this destination's sub-timeline at `position` within its stage (the
+    /// built-ins' and tests' spelling of `timeline.add(_:at:)`).
+    package func add(plugin: any Plugin, at position: PluginPosition = .last) {
         timeline.add(plugin, at: position)
-        return plugin
     }
 
     /// Removes a plugin from this destination's sub-timeline.
-    ///
-    /// - Parameter plugin: A plugin added before.
-    public func remove(plugin: any Plugin) {
+    package func remove(plugin: any Plugin) {
         timeline.remove(plugin)
     }
 

@@ -52,7 +52,7 @@ private func client(_ plugins: [any Plugin], capture: CapturingDestination) -> A
         defer { collector.stop() }
         let webhook = WebhookDestination(endpoint: collector.url.appendingPathComponent("hooks/analytics"))
         let partner = CapturingDestination(key: "Partner")
-        partner.add(plugin: StripAdvertisingIdPlugin())
+        partner.timeline.add(StripAdvertisingIdPlugin())
         let capture = CapturingDestination()
         let analytics = client([webhook, partner], capture: capture)
         analytics.identify("user-7")
