@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MetaRouterTransformsTests",
-            dependencies: ["MetaRouterTransforms", "MetaRouterTesting"],
+            dependencies: ["MetaRouter", "MetaRouterTransforms", "MetaRouterTesting"],
             path: "Tests/MetaRouterTransformsTests"
         ),
         .testTarget(

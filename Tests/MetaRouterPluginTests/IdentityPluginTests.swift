@@ -166,12 +166,12 @@ private final class IdentifyGate: Plugin {
     @Test func aBeforeGateRunsAheadOfIdentitySoNothingItDropsIsPersisted() async {
         let store = InMemoryKeyValueStore()
         let capture = CapturingDestination()
-        let configuration = Configuration(writeKey: "gate-tests", logger: AnalyticsLogger(sink: RecordingLogSink()), storage: store)
-        let client = AnalyticsClient(configuration: configuration, plugins: [IdentityPlugin(), ContextPlugin(), capture])
-        client.add(plugin: IdentifyGate())
-        client.identify("secret-user", traits: ["email": "a@example.com"])
-        client.track("after")
-        await client.settle()
+        let analytics = Analytics.capturing(into: capture) { $0.keyValueStore = store }
+        analytics.add(plugin: IdentifyGate())
+        analytics.identify("secret-user", traits: ["email": "a@example.com"])
+        analytics.track("after")
+        await analytics.performAndWait { _ in }
+        await analytics.shutdown()
         #expect(capture.events.map(\.type) == [.track])
         #expect(capture.events.first?.userId == nil)
         #expect(store.string(forKey: IdentityKeys.userId) == nil)

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouter
 import MetaRouterCore
 import MetaRouterTesting
 import Testing
@@ -115,32 +116,40 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
     }
 }
 
+/// The transform plugin as an app uses it: added to an `Analytics` instance, its rules replaced
+/// through `replaceRules(named:with:)`.
 @Suite struct TransformPluginTests {
-    private func client(_ plugins: [any Plugin]) -> AnalyticsClient {
-        AnalyticsClient(configuration: Configuration(writeKey: "rules", logger: AnalyticsLogger(sink: RecordingLogSink())), plugins: plugins)
+    private func instance(
+        _ plugins: [any Plugin], capture: CapturingDestination = CapturingDestination(), logs: RecordingLogSink = RecordingLogSink()
+    ) -> Analytics {
+        let analytics = Analytics.capturing(into: capture) { $0.logSink = logs }
+        for plugin in plugins { analytics.add(plugin: plugin) }
+        return analytics
     }
 
     @Test func perDestinationScope() async throws {
         let rules = try RuleTextParser.parse("rule { delete properties.email }")
         let partner = CapturingDestination(key: "Partner")
-        partner.add(plugin: TransformPlugin(ruleSet: rules, destinationKey: "Partner"))
+        partner.timeline.add(TransformPlugin(ruleSet: rules, destinationKey: "Partner"))
         let inHouse = CapturingDestination(key: "InHouse")
-        let analytics = client([partner, inHouse])
+        let analytics = instance([partner, inHouse])
         analytics.track("Signed Up", properties: ["email": "a@b.c"])
-        await analytics.settle()
+        await analytics.performAndWait { _ in }
         #expect(partner.events.first?.properties == [:])
         #expect(inHouse.events.first?.properties == ["email": "a@b.c"])
+        await analytics.shutdown()
     }
 
     @Test func failingRuleIsLoggedOnceByName() async throws {
         let logs = RecordingLogSink()
         let capture = CapturingDestination()
         let plugin = TransformPlugin(ruleSet: try RuleTextParser.parse("rule \"nest\" { set properties.price.amount = 1 }"))
-        let analytics = AnalyticsClient(configuration: Configuration(writeKey: "r", logger: AnalyticsLogger(sink: logs)), plugins: [plugin, capture])
+        let analytics = instance([plugin], capture: capture, logs: logs)
         for _ in 0..<5 { analytics.track("x", properties: ["price": 3]) }
-        await analytics.settle()
+        await analytics.performAndWait { _ in }
         #expect(capture.events.count == 5)
         #expect(logs.messages(atLeast: .warning).filter { $0.contains("rule \"nest\"") }.count == 1)
+        await analytics.shutdown()
     }
 
     /// Rule sets are swapped while 20k events flow: every event carries the marks of exactly
@@ -150,7 +159,7 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
             "ruleset \"live\" version \(number)\nrule { set properties.a = \(number)\n set properties.b = \(number) }"
         }
         let capture = CapturingDestination()
-        let analytics = client([TransformPlugin(ruleSet: try RuleSetLoader.load(version(1))), capture])
+        let analytics = instance([TransformPlugin(ruleSet: try RuleSetLoader.load(version(1)))], capture: capture)
         let tracked = Locked(0)
         let producer = Task.detached {
             for index in 0..<20_000 {
@@ -161,20 +170,20 @@ private func track(_ name: String = "Order Completed", _ properties: [String: JS
         // Each swap waits until the producer is 400 events further: the swaps land across the
         // stream whatever the machine's speed.
         for number in 2...40 {
-            try TransformPlugin.replace(in: analytics, named: "live", with: version(number))
+            try analytics.replaceRules(named: "live", with: version(number))
             while tracked.current < (number - 1) * 400 { await Task.yield() }
         }
-        #expect(throws: RuleLoadError.self) { try TransformPlugin.replace(in: analytics, named: "live", with: "rule { set = }") }
-        try TransformPlugin.replace(in: analytics, named: "live", with: version(3))
+        #expect(throws: RuleLoadError.self) { try analytics.replaceRules(named: "live", with: "rule { set = }") }
+        try analytics.replaceRules(named: "live", with: version(3))
         await producer.value
-        await analytics.settle()
+        await analytics.performAndWait { _ in }
         let marks = capture.events.map { ($0.properties?["a"]?.int64Value ?? -1, $0.properties?["b"]?.int64Value ?? -2) }
         #expect(marks.count == 20_000)
         #expect(marks.allSatisfy { $0.0 == $0.1 })
         #expect(zip(marks, marks.dropFirst()).allSatisfy { $0.0 <= $1.0 })
-        let final = analytics.find(pluginType: TransformPlugin.self)
-        await analytics.settle()
-        #expect(final?.ruleSet.version == 40)
+        let finalVersion = await analytics.performAndWait { $0.find(TransformPlugin.self)?.ruleSet.version }
+        #expect(finalVersion == 40)
+        await analytics.shutdown()
     }
 
     @Test func fuzzedRulesAndEventsNeverCrash() throws {
