@@ -42,10 +42,9 @@ package final class ContextPlugin: Plugin {
     package func configure(analytics: AnalyticsClient) {
         baseContext = ContextMerge.merge(PlatformContext.collect(application: analytics.configuration.application), overrides)
         guard let screenReader else { return }
-        screenRead = ScreenReading.poll(attempts: 20, intervalNanoseconds: 250_000_000, read: screenReader) { [weak analytics] screen in
-            analytics?.perform { timeline in
-                for plugin in timeline.findAll(ContextPlugin.self) { plugin.add(screen: screen.json) }
-            }
+        let handle = ExecutorHandle(self, on: analytics)
+        screenRead = ScreenReading.poll(attempts: 20, intervalNanoseconds: 250_000_000, read: screenReader) { screen in
+            handle.perform { plugin, _ in plugin.add(screen: screen.json) }
         }
     }
 

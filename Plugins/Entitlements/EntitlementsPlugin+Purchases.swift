@@ -32,8 +32,9 @@ extension EntitlementsPlugin {
         guard !purchaseInFlight, let purchase = purchases.first, let analytics else { return }
         purchaseInFlight = true
         let source = source
+        let handle = ExecutorHandle(self, on: analytics)
         // One task per purchase, never per event.
-        Task { [weak analytics] in
+        Task {
             var outcome: EntitlementError?
             do {
                 try await source.submitPurchase(
@@ -44,9 +45,7 @@ extension EntitlementsPlugin {
                 outcome = .unavailable(String(describing: error))
             }
             let failure = outcome
-            analytics?.performPromptly { timeline in
-                timeline.find(EntitlementsPlugin.self)?.purchaseFinished(purchase.transactionId, failure: failure)
-            }
+            handle.performPromptly { plugin, _ in plugin.purchaseFinished(purchase.transactionId, failure: failure) }
         }
     }
 

@@ -60,7 +60,7 @@ package final class EntitlementsPlugin: Plugin {
         purchases = store.loadPurchases()
         cache.purchasesFound(purchases.map { ($0.transactionId, $0.evidence.utf8.count) })
         cache.beginUserChange()
-        analytics.perform { timeline in timeline.find(EntitlementsPlugin.self)?.userDidChange(timeline) }
+        ExecutorHandle(self, on: analytics).perform { plugin, timeline in plugin.userDidChange(timeline) }
     }
 
     /// Stops the refresh timer and ends the change streams.
@@ -130,7 +130,8 @@ package final class EntitlementsPlugin: Plugin {
         let source = source
         let answered: @Sendable (Result<Set<String>, EntitlementError>) -> Void = { result in for reply in replies { reply(result) } }
         // One task per fetch (a few an hour, one at a time per generation), never per event.
-        Task { [weak analytics] in
+        let handle = ExecutorHandle(self, on: analytics)
+        Task {
             let answer: Result<EntitlementAnswer, EntitlementError>
             do {
                 answer = .success(try await source.entitlements(for: userId, etag: tag))
@@ -139,11 +140,9 @@ package final class EntitlementsPlugin: Plugin {
             } catch {
                 answer = .failure(.unavailable(String(describing: error)))
             }
-            guard let analytics else { return answered(.failure(.notConfigured)) }
-            analytics.performPromptly { timeline in
-                guard let plugin = timeline.find(EntitlementsPlugin.self) else { return answered(.failure(.notConfigured)) }
-                plugin.finish(answer, userId: userId, fetch: fetch, reply: replies.isEmpty ? nil : answered)
-            }
+            handle.performPromptly(
+                { plugin, _ in plugin.finish(answer, userId: userId, fetch: fetch, reply: replies.isEmpty ? nil : answered) },
+                orIfGone: { answered(.failure(.notConfigured)) })
         }
     }
 
@@ -202,9 +201,9 @@ package final class EntitlementsPlugin: Plugin {
         timer?.cancel()
         timer = nil
         guard cache.userId != nil || !purchases.isEmpty, let analytics else { return }
-        timer = analytics.configuration.clock.schedule(after: refreshInterval) { [weak analytics] in
-            analytics?.perform { timeline in
-                guard let plugin = timeline.find(EntitlementsPlugin.self) else { return }
+        let handle = ExecutorHandle(self, on: analytics)
+        timer = analytics.configuration.clock.schedule(after: refreshInterval) {
+            handle.perform { plugin, _ in
                 plugin.refresh(reply: nil)
                 plugin.sendPurchases()
             }

@@ -44,7 +44,7 @@ package final class LifecyclePlugin: Plugin {
     package func configure(analytics: AnalyticsClient) {
         self.analytics = analytics
         ranBefore = hadIdentity()
-        let handle = ExecutorHandle(self)
+        let handle = WeakPlugin(self)
         let deadline = terminationDeadline
         source.start { [weak analytics] transition in
             guard let analytics else { return }
@@ -132,7 +132,7 @@ package final class LifecyclePlugin: Plugin {
 
 /// Carries the plugin, weakly, to the executor from the source's callbacks, which run on any
 /// thread: they only pass it to `perform`, whose closure alone dereferences it.
-private struct ExecutorHandle: @unchecked Sendable {  // `plugin` is read only inside `perform` closures, on the executor
+private struct WeakPlugin: @unchecked Sendable {  // `plugin` is read only inside `perform` closures, on the executor
     weak var plugin: LifecyclePlugin?
     init(_ plugin: LifecyclePlugin) { self.plugin = plugin }
 }

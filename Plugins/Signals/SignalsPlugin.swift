@@ -159,9 +159,9 @@ package final class SignalsPlugin: Plugin {
 
     private func scheduleRelay() {
         guard relayTimer == nil, let analytics else { return }
-        relayTimer = analytics.configuration.clock.schedule(after: configuration.relayInterval) { [weak analytics] in
-            analytics?.perform { timeline in
-                guard let plugin = timeline.find(SignalsPlugin.self) else { return }
+        let handle = ExecutorHandle(self, on: analytics)
+        relayTimer = analytics.configuration.clock.schedule(after: configuration.relayInterval) {
+            handle.perform { plugin, _ in
                 plugin.relayTimer = nil
                 plugin.relay()
             }

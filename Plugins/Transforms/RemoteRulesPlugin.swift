@@ -124,8 +124,9 @@ package final class RemoteRulesPlugin: Plugin {
         var headers = options.headers
         if let etag { headers["If-None-Match"] = etag }
         let request = TransportRequest(url: options.url, method: "GET", headers: headers, body: Data(), timeout: 30)
-        transport.send(request) { [weak analytics] result in
-            analytics?.performPromptly { timeline in timeline.find(RemoteRulesPlugin.self)?.handle(result) }
+        let handle = ExecutorHandle(self, on: analytics)
+        transport.send(request) { result in
+            handle.performPromptly { plugin, _ in plugin.handle(result) }
         }
     }
 
@@ -212,8 +213,9 @@ package final class RemoteRulesPlugin: Plugin {
 
     private func scheduleFetch() {
         guard timer == nil, let analytics else { return }
-        timer = analytics.configuration.clock.schedule(after: options.refreshInterval) { [weak analytics] in
-            analytics?.perform { timeline in timeline.find(RemoteRulesPlugin.self)?.fetch() }
+        let handle = ExecutorHandle(self, on: analytics)
+        timer = analytics.configuration.clock.schedule(after: options.refreshInterval) {
+            handle.perform { plugin, _ in plugin.fetch() }
         }
     }
 }
