@@ -10,17 +10,18 @@ extension BatchUploader {
 
     /// Drops events for good: counted by reason, handed to `onPermanentFailure`, and logged —
     /// evictions from a full queue at most once per interval, with their count.
-    func drop(_ events: [QueuedEvent], reason: DropReason, status: Int?) {
+    func drop(_ events: [QueuedEvent], reason: DropReason, status: Int?, detail: String? = nil) {
         guard !events.isEmpty else { return }
         statsBox.withLock { $0.dropped[reason, default: 0] += events.count }
-        onPermanentFailure?(PermanentFailure(reason: reason, status: status, events: events))
+        onPermanentFailure?(PermanentFailure(reason: reason, status: status, payloads: events))
         guard let analytics else { return }
         if reason == .queueFull {
             let now = analytics.configuration.clock.uptime()
             if let count = evictionReports.add(events.count, at: now) { reportEvictions(count) }
             return
         }
-        analytics.logger.warning("sdk.flush_permanent_failure: dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")")
+        analytics.logger.warning(
+            "sdk.flush_permanent_failure: dropped \(events.count) event(s): \(reason.rawValue)\(status.map { " (status \($0))" } ?? "")\(detail.map { ": \($0)" } ?? "")")
     }
 
     /// Logs the evictions from a full queue not reported yet: at a flush and at shutdown, so a

@@ -4,8 +4,6 @@ import MetaRouterCore
 extension BatchUploader {
     /// Tuning of one uploader.
     package struct Options: Sendable {
-        /// Where batches are posted.
-        package var endpoint: URL
         /// Events per batch at most (and the size 413 recovery grows back to). A server at
         /// thousands of events per second sends fewer, larger requests with a higher value
         /// (the ingestion API takes up to 500 KB per request; see ``maxBatchBytes``).
@@ -35,9 +33,7 @@ extension BatchUploader {
         /// Events the package initializer's in-memory queue holds; past it the oldest go first.
         package var maxQueueEvents = Defaults.maxQueueEvents
 
-        /// Options for `endpoint` with the seed's defaults.
-        ///
-        /// - Parameter endpoint: Where batches are posted.
-        package init(endpoint: URL) { self.endpoint = endpoint }
+        /// The seed's defaults.
+        package init() {}
     }
 }

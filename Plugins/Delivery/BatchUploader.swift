@@ -1,10 +1,9 @@
 import Foundation
 import MetaRouterCore
 
-/// The delivery machinery any destination can reuse: a queue (in memory, or the disk log for the built-in destination), flush
-/// policies, batching by count and bytes, one request in flight at a time, the response table,
-/// retry delays and the circuit breaker. A destination supplies a ``BatchFormat`` and an
-/// endpoint.
+/// The delivery engine under every ``DurableDestination``: a queue (the disk log, or memory),
+/// flush policies, batching by count and bytes, one request in flight at a time, retry delays
+/// and the circuit breaker. The destination supplies the wire (``UploadWire``).
 ///
 /// Everything here runs on the owning client's executor: callbacks from the transport and
 /// timers come back through `AnalyticsClient.performPromptly`, ahead of a backlog of incoming
@@ -12,10 +11,9 @@ import MetaRouterCore
 package final class BatchUploader {
     let options: Options
     let store: any EventStore
-    private let format: any BatchFormat
-    /// The wire seam the uploader sends through: requests (over ``format``'s packed bodies) and
-    /// the classification of answers.
-    private let wire: MetaRouterFormat
+    /// The wire the uploader sends through: how events are queued, requests, and the
+    /// classification of answers.
+    private let wire: any UploadWire
     private let transport: any HTTPTransport
     /// With ``Options/gzip``: bodies are compressed there, off the executor, just before they
     /// are handed to the transport.
@@ -56,37 +54,12 @@ package final class BatchUploader {
         didSet { analytics?.assertOnExecutor() }
     }
 
-    /// An uploader with an in-memory queue of ``Options/maxQueueEvents`` events that sends a
-    /// batch every ``Options/flushAt`` events and every ``Options/flushIntervalSeconds``, and
-    /// on ``flush(completion:)``: the delivery machinery (batching, byte caps, retries with
-    /// backoff, the circuit breaker, idempotency keys) for a destination of your own, which
-    /// supplies the format, and the transport unless the SDK's default (`nil`) will do. It
-    /// starts when ``start(analytics:)`` is called.
-    ///
-    /// - Parameters:
-    ///   - options: Batch sizes, timers, retries and the queue.
-    ///   - format: How events and batches are encoded.
-    ///   - transport: How requests are sent; `nil` for the SDK's default.
-    ///   - onPermanentFailure: Called with the status of an answer that disables delivery (401, 403, 404).
-    package convenience init(
-        options: Options,
-        format: any BatchFormat,
-        transport: (any HTTPTransport)? = nil,
-        onPermanentFailure: (@Sendable (PermanentFailure) -> Void)? = nil
-    ) {
-        self.init(
-            options: options, store: InMemoryEventStore(capacity: options.maxQueueEvents), format: format,
-            transport: transport ?? HTTPTransports.standard(timeout: options.requestTimeout),
-            policies: [CountFlushPolicy(count: options.flushAt), IntervalFlushPolicy(seconds: options.flushIntervalSeconds)],
-            onPermanentFailure: onPermanentFailure)
-    }
-
     /// Creates an uploader over `store`, flushing by `policies`; it starts when
     /// ``start(analytics:)`` is called.
     package init(
         options: Options,
         store: any EventStore,
-        format: any BatchFormat,
+        wire: any UploadWire,
         transport: any HTTPTransport,
         policies: [any FlushPolicy],
         breakerRandom: @escaping @Sendable () -> Double = { Double.random(in: -1...1) },
@@ -94,8 +67,7 @@ package final class BatchUploader {
     ) {
         self.options = options
         self.store = store
-        self.format = format
-        wire = MetaRouterFormat(packing: format, endpoint: options.endpoint)
+        self.wire = wire
         self.transport = transport
         compression = options.gzip ? RequestCompression() : nil
         self.policies = policies
@@ -133,7 +105,7 @@ package final class BatchUploader {
         analytics?.assertOnExecutor()
         #endif
         guard !disabled else { return }
-        let queued = QueuedEvent(messageId: event.messageId, timestamp: event.timestamp, payload: format.encode(event))
+        let queued = QueuedEvent(messageId: event.messageId, timestamp: event.timestamp, payload: wire.encode(event))
         let evicted = store.append(queued)
         scheduleCommit()
         if !policiesToldOfWaiting { tellPoliciesOfWaiting() }
@@ -230,7 +202,12 @@ package final class BatchUploader {
         store.commit()
         scheduleSync()
         let sentAt = analytics.configuration.clock.now()
-        var request = wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt)
+        var request: TransportRequest
+        do {
+            request = try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt)
+        } catch {
+            return refuseUnwritable(batch, error)
+        }
         request.timeout = options.requestTimeout
         if tracing { request.headers["Trace"] = "true" }
         attempts += 1
@@ -247,6 +224,15 @@ package final class BatchUploader {
         prepareNextBody(after: batch, in: compression, sentAt: sentAt)
     }
 
+    /// A batch the format could not write is dropped for good (counted `rejected`); the next
+    /// goes as after an answer, from a later turn of the executor, so a run of them never nests.
+    private func refuseUnwritable(_ batch: PendingBatch, _ error: any Error) {
+        store.acknowledge(batch)
+        drop(batch.events, reason: .rejected, status: nil, detail: "the destination's format could not write the batch: \(error)")
+        scheduleCommit()
+        uploaderHandle.run { $0.sendMore() }
+    }
+
     /// While `batch` is in flight, has the body of the batch that would follow a delivery
     /// compressed ahead — when a whole batch is already waiting behind it (a partial one would
     /// likely grow before it leaves, and the work would be wasted).
@@ -254,7 +240,8 @@ package final class BatchUploader {
         let size = sizeAfterDelivery
         let next = store.upcoming(maxCount: size, maxBytes: options.maxBatchBytes)
         guard !next.isEmpty, next.count == size || store.count - batch.events.count > next.count else { return }
-        compression.prepare(format.body(for: next, sentAt: sentAt), for: .init(next), sentAt: sentAt)
+        guard let body = wire.bodyAhead(for: next, sentAt: sentAt) else { return }
+        compression.prepare(body, for: .init(next), sentAt: sentAt)
     }
 
     /// The batch size once the batch in flight is delivered: it grows back toward the configured
@@ -316,10 +303,10 @@ package final class BatchUploader {
             }
             // Never re-sent at once: the retry floor applies.
             scheduleRetry(after: options.initialRetryDelay)
-        case .rejected(let status):
+        case .rejected(let status, let reason):
             retries.hostAnswered()
             store.acknowledge(batch)
-            drop(batch.events, reason: .rejected, status: status)
+            drop(batch.events, reason: .rejected, status: status, detail: reason)
             sendMore()
         case .fatal(let status):
             retries.hostAnswered()

@@ -1,66 +1,68 @@
 import Foundation
 import MetaRouterCore
 
-/// A wire format over the durable delivery engine: how a batch becomes a request and what an
-/// answer means. The engine keeps everything else — the queue or disk log, batching, retries
-/// with backoff, the breaker, gzip (the engine's choice, not the format's) and the `Trace`
-/// header. `package` until issue 65 makes it public.
-package protocol DeliveryFormat: Sendable {
+/// A wire format over the durable delivery engine: how a batch becomes a request, and what the
+/// host's answer means. A ``DurableDestination`` keeps everything else — the crash-safe disk
+/// log, batching by count and bytes, one request at a time in order, retries with backoff and
+/// the breaker, `Retry-After`, gzip (an option of the destination, not of the format) and the
+/// `Trace` header. See `Docs/Destinations.md`.
+///
+/// Both requirements are called on the instance's executor: keep them quick and free of I/O.
+public protocol DeliveryFormat: Sendable {
     /// The request that delivers `batch`: URL, method, headers and the uncompressed body.
     ///
     /// - Parameter batch: The events to send, in order, and the batch's stable id.
     /// - Returns: The request; its timeout is replaced by the engine's.
-    /// - Throws: When the batch cannot be encoded; the engine drops it.
-    func request(for batch: DeliveryBatch) throws -> TransportRequest
-    /// What the host's answer means. A transport failure never reaches the format: the engine
-    /// retries it.
+    /// - Throws: When the batch cannot be written in this format; the batch is dropped, counted
+    ///   (`rejected`) and logged with the error.
+    func request(for batch: DeliveryBatch) throws -> DeliveryRequest
+    /// What the host's answer means. A transport failure (no connection, a timeout) never
+    /// reaches the format: the engine retries it.
     ///
     /// - Parameter response: The host's answer.
-    /// - Returns: The verdict.
-    func verdict(for response: TransportResponse) -> DeliveryVerdict
-    /// The engine's classification of an outcome, with the transport failure the format never
-    /// sees. The default retries failures and maps ``verdict(for:)``; a format that knows more
-    /// (the MetaRouter format disables the client on 401, 403 and 404) replaces it.
-    ///
-    /// - Parameters:
-    ///   - outcome: The answer, or the error that prevented one.
-    ///   - now: The current time, for `Retry-After` dates.
-    /// - Returns: The classification the uploader acts on.
-    func classify(_ outcome: Result<TransportResponse, any Error>, now: Date) -> ResponseVerdict
+    /// - Returns: The verdict the engine acts on.
+    func verdict(for response: DeliveryResponse) -> DeliveryVerdict
 }
 
-extension DeliveryFormat {
-    /// Failures retry; answers map through ``verdict(for:)``.
-    package func classify(_ outcome: Result<TransportResponse, any Error>, now: Date) -> ResponseVerdict {
-        guard case .success(let response) = outcome else { return .retry }
-        return verdict(for: response).classification(status: response.status)
-    }
-}
+/// A request a ``DeliveryFormat`` builds.
+public typealias DeliveryRequest = TransportRequest
+
+/// A host's answer, as a ``DeliveryFormat`` reads it: header names are lowercased
+/// (`header(_:)` looks one up in any case).
+public typealias DeliveryResponse = TransportResponse
 
 /// The events of one batch, as this SDK would send them, in order, and its id.
-package struct DeliveryBatch: Sendable, Hashable {
-    /// The events, in order.
-    package var events: [JSON]
-    /// The batch's idempotency key: stable across retries and across reopening the disk log.
-    package var id: String
+public struct DeliveryBatch: Sendable, Hashable {
+    /// The events in the order they were tracked, each as this SDK's wire format writes it
+    /// (`Docs/WireFormat.md`: `type`, `messageId`, `timestamp`, `sentAt`, `context`, …).
+    public var events: [JSON]
+    /// The batch's id: the same for every retry of this batch, across restarts too, for an
+    /// idempotency header.
+    public var id: String
 
-    /// A batch of `events` under `id`.
-    package init(events: [JSON], id: String) {
+    /// A batch of `events` under `id` (the engine makes them; a format's tests make their own).
+    ///
+    /// - Parameters:
+    ///   - events: The events, in order.
+    ///   - id: The batch's stable id.
+    public init(events: [JSON], id: String) {
         self.events = events
         self.id = id
     }
 }
 
-/// What a format makes of the host's answer to a batch.
-package enum DeliveryVerdict: Sendable, Hashable {
-    /// The host has the batch.
+/// What a ``DeliveryFormat`` makes of the host's answer to a batch.
+public enum DeliveryVerdict: Sendable, Hashable {
+    /// The host has the batch: it leaves the log.
     case delivered
-    /// Keep the batch at the head and send it again, after at least `after` seconds when the
-    /// host said so (the engine caps the wait), else after the engine's backoff.
+    /// Keep the batch at the head and send it again after at least `after` seconds when the
+    /// host said so (capped by the engine at 300 s), else after the engine's backoff; the
+    /// breaker counts the failure.
     case retry(after: TimeInterval?)
-    /// The batch is too large: halve it (a single event that is too large is dropped).
+    /// The batch is too large: it is halved and sent again; a single event that is too large is
+    /// dropped (counted `tooLarge`).
     case split
-    /// Drop this batch for good, counted and logged with `reason`.
+    /// Drop this batch for good, counted (`rejected`) and logged with `reason`.
     case reject(reason: String)
 
     /// The engine's classification of this verdict for an answer with `status`.
@@ -72,7 +74,7 @@ package enum DeliveryVerdict: Sendable, Hashable {
         case .delivered: return .delivered
         case .retry(let after): return after.map { .throttled(retryAfter: $0) } ?? .retry
         case .split: return .tooLarge
-        case .reject: return .rejected(status: status)
+        case .reject(let reason): return .rejected(status: status, reason: reason)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterCore
 
 /// Why events were dropped for good.
 public enum DropReason: String, Sendable, Hashable, CaseIterable {
@@ -50,6 +51,17 @@ public struct PermanentFailure: Sendable {
     public var reason: DropReason
     /// The HTTP status, when a response caused it.
     public var status: Int?
-    /// The events.
-    public var events: [QueuedEvent]
+    /// The events as they were queued (encoded, without `sentAt`).
+    package var payloads: [QueuedEvent]
+
+    /// The events, as this SDK's wire format writes them (without `sentAt`), in order; read
+    /// from the queued bytes when asked for. A record that no longer reads as JSON is left out.
+    public var events: [JSON] { payloads.compactMap { try? JSONParser.parse($0.payload) } }
+
+    /// Events dropped for `reason`.
+    package init(reason: DropReason, status: Int?, payloads: [QueuedEvent]) {
+        self.reason = reason
+        self.status = status
+        self.payloads = payloads
+    }
 }

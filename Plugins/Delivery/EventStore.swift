@@ -3,13 +3,13 @@ import MetaRouterCore
 
 /// An event as a queue holds it: already encoded for the wire, so batching, byte caps and disk
 /// records never encode it again.
-public struct QueuedEvent: Sendable, Hashable {
+package struct QueuedEvent: Sendable, Hashable {
     /// The event's messageId.
-    public var messageId: String
+    package var messageId: String
     /// The event's timestamp (for the age limit of stored events).
-    public var timestamp: Date
+    package var timestamp: Date
     /// The encoded event, without `sentAt`.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
 
     /// Creates a queued event.
     package init(messageId: String, timestamp: Date, payload: [UInt8]) {

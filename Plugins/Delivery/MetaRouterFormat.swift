@@ -8,7 +8,7 @@ import MetaRouterCore
 /// ``MetaRouterBatchFormat`` through ``request(packed:id:sentAt:)``; ``request(for:)`` states the
 /// same format over `[JSON]` events. A destination with a packed encoder of its own
 /// (``init(packing:endpoint:now:)``) gets the same headers and answer table over its body.
-package struct MetaRouterFormat: DeliveryFormat {
+package struct MetaRouterFormat: DeliveryFormat, UploadWire {
     /// The packed-payload encoder whose output this format reproduces.
     package let batchFormat: any BatchFormat
     /// Where batches are posted.
@@ -67,9 +67,15 @@ package struct MetaRouterFormat: DeliveryFormat {
         case .retry: return .retry(after: nil)
         case .throttled(let retryAfter): return .retry(after: retryAfter)
         case .tooLarge: return .split
-        case .rejected(let status), .fatal(let status): return .reject(reason: "status \(status)")
+        case .rejected(let status, _), .fatal(let status): return .reject(reason: "status \(status)")
         }
     }
+
+    /// The event as ``batchFormat`` encodes it.
+    package func encode(_ event: Event) -> [UInt8] { batchFormat.encode(event) }
+
+    /// ``batchFormat``'s body: it depends only on the events and `sentAt`.
+    package func bodyAhead(for events: [QueuedEvent], sentAt: Date) -> Data? { batchFormat.body(for: events, sentAt: sentAt) }
 
     /// Exactly ``ResponseClassifier/verdict(for:now:)``.
     package func classify(_ outcome: Result<TransportResponse, any Error>, now: Date) -> ResponseVerdict {

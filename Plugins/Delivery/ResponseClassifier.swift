@@ -13,8 +13,8 @@ package enum ResponseVerdict: Sendable, Hashable {
     case throttled(retryAfter: TimeInterval?)
     /// 413: halve the batch size and retry; a single event that is too large is dropped.
     case tooLarge
-    /// 400, 422, other 4xx: drop this batch, carry on.
-    case rejected(status: Int)
+    /// 400, 422, other 4xx: drop this batch, carry on; `reason` is the format's, when it gave one.
+    case rejected(status: Int, reason: String? = nil)
     /// 401, 403, 404: the write key or endpoint is wrong; disable the client.
     case fatal(status: Int)
 }

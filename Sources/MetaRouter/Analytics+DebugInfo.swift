@@ -45,6 +45,9 @@ extension Analytics {
             delivery: uploader?.status(), openDescriptors: uploader?.openDescriptors ?? 0, tracing: uploader?.tracing ?? false,
             stats: uploader?.stats ?? DeliveryStats(), storageError: destination?.storageError,
             rejectedWithoutIdentity: identity?.rejectedWithoutIdentity ?? 0, queueLimit: destination?.queueLimit)
+        for own in timeline.findAll(DurableDestination.self) where own !== destination {
+            parts.destinations[own.key] = own.uploader?.stats ?? DeliveryStats()
+        }
         #if Privacy
         parts.consent = pillars.consent?(timeline).state ?? .granted
         parts.consentDroppedEvents = pillars.consent?(timeline).droppedEvents ?? 0
@@ -88,6 +91,7 @@ extension Analytics {
             info.stats.dropped[reason, default: 0] += count
         }
         info.openDescriptors = snapshot.openDescriptors
+        info.destinations = snapshot.destinations
         info.invalidInput = Dictionary(uniqueKeysWithValues: client.inputProblems.countsByCode.map { ($0.key.rawValue, $0.value) })
         #if Privacy
         info.consent = snapshot.consent
@@ -126,6 +130,7 @@ extension Analytics {
         var storageError: String?
         var rejectedWithoutIdentity: Int
         var queueLimit: QueueLimit?
+        var destinations: [String: DeliveryStats] = [:]
         var consentDroppedEvents = 0
         var planBlockedEvents = 0
         #if Privacy

@@ -50,7 +50,7 @@ import MetaRouterAdvertisingID
             return format.body(for: queued, sentAt: sentAt)
         },
         statsReader: { destination in
-            guard let stats = (destination as? IngestionDestination)?.uploader?.statsBox else { return nil }
+            guard let stats = (destination as? DurableDestination)?.uploader?.statsBox else { return nil }
             return { stats.current }
         },
         diskLog: { directory in

@@ -215,7 +215,7 @@ enum ClientFactory {
                 disk.maxAge = options.maxDiskAgeSeconds
                 delivery.disk = disk
             }
-            plugins.append(IngestionDestination(options: delivery))
+            plugins.append(MetaRouterDestination.make(options: delivery))
         }
         plugins += options.plugins?() ?? []
         return plugins

@@ -65,6 +65,9 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
     /// Events queued, sent and retried, and every event dropped for good, by reason: in
     /// delivery, and before it (`overflow`, `noIdentity`, `consent`, `trackingPlan`).
     public var stats: DeliveryStats
+    /// The same counters for each destination of your own (a `DurableDestination`), by its key;
+    /// the built-in destination's are ``stats``.
+    public var destinations: [String: DeliveryStats] = [:]
     /// File descriptors the instance holds now: its event log's lock and open segments. The
     /// default transport's connections are the process's, shared by every instance
     /// (`Docs/ServerSide.md`, "Descriptors").
@@ -86,6 +89,9 @@ public struct DebugInfo: Sendable, CustomStringConvertible {
             "sent: \(stats.sent)", "retries: \(stats.retries)",
             "dropped: \(stats.droppedTotal)\(Self.byReason(stats.dropped))", "openDescriptors: \(openDescriptors)",
         ]
+        for (key, figures) in destinations.sorted(by: { $0.key < $1.key }) {
+            lines.append("destination \"\(key)\": sent \(figures.sent), retries \(figures.retries), dropped \(figures.droppedTotal)\(Self.byReason(figures.dropped))")
+        }
         #if Privacy
         lines.append("consent: analytics \(consent.analytics), errors \(consent.errors)")
         #endif

@@ -7,8 +7,8 @@ import MetaRouterAdvertisingID
 struct PillarHandle<P: Plugin>: @unchecked Sendable {  // the plugin is handed out only with a Timeline, i.e. on the executor
     private let plugin: P
 
-    init?(in plugins: [any Plugin]) {
-        guard let found = plugins.lazy.compactMap({ $0 as? P }).first else { return nil }
+    init?(in plugins: [any Plugin], where matches: (P) -> Bool = { _ in true }) {
+        guard let found = plugins.lazy.compactMap({ $0 as? P }).first(where: matches) else { return nil }
         plugin = found
     }
 
@@ -23,7 +23,7 @@ extension Analytics {
     struct Pillars: Sendable {
         var identity: PillarHandle<IdentityPlugin>?
         var advertisingId: PillarHandle<AdvertisingIDPlugin>?
-        var destination: PillarHandle<IngestionDestination>?
+        var destination: PillarHandle<DurableDestination>?
         var lifecycle: PillarHandle<LifecyclePlugin>?
         #if Privacy
         var consent: PillarHandle<ConsentPlugin>?
@@ -50,7 +50,7 @@ extension Analytics {
         mutating func find(in plugins: [any Plugin]) {
             identity = PillarHandle(in: plugins)
             advertisingId = PillarHandle(in: plugins)
-            destination = PillarHandle(in: plugins)
+            destination = PillarHandle(in: plugins) { $0.key == MetaRouterDestination.key }
             lifecycle = PillarHandle(in: plugins)
             #if Privacy
             consent = PillarHandle(in: plugins)

@@ -16,8 +16,9 @@ final class SwiftTypeMapper {
     /// maps them all, so the table is never copied).
     private var namespace: NameTable
     /// The namespace-level name of the first type declared for each ``ObjectModel/key`` or
-    /// ``EnumModel/key``.
-    private var declaredTypes: [String: String] = [:]
+    /// ``EnumModel/key``, compared byte for byte: the device tells enum values and names apart by
+    /// their code points, so two canonically equivalent spellings are two types.
+    private var declaredTypes: [[UInt8]: String] = [:]
     /// The namespace-level names of the types that more than one property uses.
     private(set) var sharedTypes: Set<String> = []
 
@@ -74,13 +75,13 @@ final class SwiftTypeMapper {
             // device checks both, so `{"type": "string", "enum": ["a", null]}` takes no `nil`.
             let allowsNull = values.contains(.null) && (types.isEmpty || nullable)
             if var model = enumeration(values.filter { $0 != .null }, typeName: typeNames.claim(nestedName, for: wireName, warnings: &warnings)) {
-                if let first = declaredTypes[model.key] {
+                if let first = declaredTypes[Array(model.key.utf8)] {
                     sharedTypes.insert(first)
                     model.flatName = first
                     model.declares = false
                 } else {
                     model.flatName = namespace.claim("\(parent)_\(model.typeName)", for: wireName, warnings: &warnings)
-                    declaredTypes[model.key] = model.flatName
+                    declaredTypes[Array(model.key.utf8)] = model.flatName
                 }
                 return (.enumeration(model), allowsNull)
             }
@@ -112,8 +113,8 @@ final class SwiftTypeMapper {
             let warned = warnings.count
             let flat = namespace.claim("\(parent)_\(name)", for: wireName, warnings: &warnings)
             var model = try object(schema, typeName: name, flatName: flat, description: nil, depth: depth)
-            guard let first = declaredTypes[model.key] else {
-                declaredTypes[model.key] = flat
+            guard let first = declaredTypes[Array(model.key.utf8)] else {
+                declaredTypes[Array(model.key.utf8)] = flat
                 return (.object(model), nullable)
             }
             // An earlier type is this one: the name claimed for it goes back, with its warning

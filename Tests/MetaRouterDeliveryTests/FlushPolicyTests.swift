@@ -143,10 +143,10 @@ final class WebhookDestination: DestinationPlugin, EventPlugin, CompletingPlugin
     init(endpoint: URL) { self.endpoint = endpoint }
 
     func configure(analytics: AnalyticsClient) {
-        var options = BatchUploader.Options(endpoint: endpoint)
+        var options = BatchUploader.Options()
         options.maxBatchSize = 2
         let uploader = BatchUploader(
-            options: options, store: InMemoryEventStore(capacity: 100), format: Format(),
+            options: options, store: InMemoryEventStore(capacity: 100), wire: MetaRouterFormat(packing: Format(), endpoint: endpoint),
             transport: HTTPTransports.standard(timeout: 5), policies: [CountFlushPolicy(count: 1_000)], breakerRandom: { 0 })
         uploader.start(analytics: analytics)
         self.uploader = uploader

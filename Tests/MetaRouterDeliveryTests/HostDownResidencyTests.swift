@@ -114,7 +114,7 @@ import Testing
     private func residentBytes(_ harness: DeliveryHarness) async -> Int {
         await withCheckedContinuation { continuation in
             harness.client.perform { timeline in
-                let store = timeline.find(IngestionDestination.self)?.uploader?.store as? DiskEventStore
+                let store = timeline.find(DurableDestination.self)?.uploader?.store as? DiskEventStore
                 continuation.resume(returning: store?.residentBytes ?? -1)
             }
         }

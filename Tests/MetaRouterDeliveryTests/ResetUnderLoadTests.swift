@@ -54,7 +54,7 @@ import Testing
             #expect(numbers == numbers.sorted(), "thread \(thread)'s events arrived out of order")
         }
         let delivered = Set(accepted.compactMap { $0["messageId"]?.stringValue })
-        let droppedIds = harness.failures.current.flatMap(\.events).map(\.messageId)
+        let droppedIds = harness.failures.current.flatMap(\.payloads).map(\.messageId)
         #expect(Set(droppedIds).isDisjoint(with: delivered), "delivered events were also reported as dropped")
         #expect(droppedIds.count == Set(droppedIds).count, "an event was reported dropped twice")
         #expect(delivered.count == accepted.count, "an event was delivered twice")

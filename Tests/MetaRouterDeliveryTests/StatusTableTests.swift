@@ -45,10 +45,10 @@ import Testing
     @Test func traceHeaderFollowsSetTracing() async throws {
         let harness = try await DeliveryHarness()
         defer { harness.stop() }
-        harness.client.perform { $0.find(IngestionDestination.self)?.uploader?.tracing = true }
+        harness.client.perform { $0.find(DurableDestination.self)?.uploader?.tracing = true }
         harness.track(1)
         await harness.client.flushAndWait()
-        harness.client.perform { $0.find(IngestionDestination.self)?.uploader?.tracing = false }
+        harness.client.perform { $0.find(DurableDestination.self)?.uploader?.tracing = false }
         harness.track(1, from: 1)
         await harness.client.flushAndWait()
         let requests = try await harness.collector.requests()

@@ -26,7 +26,7 @@ public struct TransportRequest: Sendable, Hashable {
     ///   - headers: The request's headers.
     ///   - body: The request's body.
     ///   - timeout: Seconds before the request counts as failed.
-    public init(url: URL, method: String = "POST", headers: [String: String] = [:], body: Data, timeout: TimeInterval) {
+    public init(url: URL, method: String = "POST", headers: [String: String] = [:], body: Data, timeout: TimeInterval = Defaults.requestTimeoutSeconds) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -59,6 +59,14 @@ public struct TransportResponse: Sendable, Hashable {
         self.body = body
         self.isTruncated = isTruncated
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The value of the header called `name`, in any case (`"Retry-After"`, `"retry-after"`).
+    ///
+    /// - Parameter name: The header's name.
+    /// - Returns: Its value, or `nil` when the answer has no such header.
+    public func header(_ name: String) -> String? {
+        headers[name] ?? headers[name.lowercased()]
     }
 }
 

@@ -8,7 +8,7 @@ struct DeliveryHarness {
     let collector: Collector
     let clock: ManualClock
     let client: AnalyticsClient
-    let destination: IngestionDestination
+    let destination: DurableDestination
     let logs: RecordingLogSink
     let failures: Locked<[PermanentFailure]>
 
@@ -28,7 +28,7 @@ struct DeliveryHarness {
         options.upload.requestTimeout = 5
         options.onPermanentFailure = { failure in failures.withLock { $0.append(failure) } }
         configure(&options)
-        let destination = IngestionDestination(options: options)
+        let destination = MetaRouterDestination.make(options: options)
         let logs = RecordingLogSink()
         let configuration = Configuration(
             writeKey: writeKey, logger: AnalyticsLogger(sink: logs), clock: realClock ?? clock)
@@ -44,7 +44,7 @@ struct DeliveryHarness {
     func status() async -> BatchUploader.Status {
         await withCheckedContinuation { continuation in
             client.perform { timeline in
-                let uploader = timeline.find(IngestionDestination.self)?.uploader
+                let uploader = timeline.find(DurableDestination.self)?.uploader
                 continuation.resume(returning: uploader!.status())
             }
         }

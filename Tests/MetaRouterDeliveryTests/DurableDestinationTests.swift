@@ -1,0 +1,205 @@
+import Foundation
+import MetaRouterCore
+import MetaRouterTesting
+import Testing
+
+@testable import MetaRouter
+
+/// A format of the test's own: `{"batch": […]}` to `/own/batch`, the batch id in `X-Batch-Id`,
+/// and a vendor's answers (2xx, 429 with `Retry-After`, 413, 5xx, other 4xx). Events named
+/// `Unwritable` make the batch throw.
+struct OwnFormat: DeliveryFormat {
+    let host: URL
+    struct Unwritable: Error {}
+
+    func request(for batch: DeliveryBatch) throws -> DeliveryRequest {
+        if batch.events.contains(where: { $0["event"] == "Unwritable" }) { throw Unwritable() }
+        return DeliveryRequest(
+            url: host.appendingPathComponent("own/batch"), headers: ["Content-Type": "application/json", "X-Batch-Id": batch.id],
+            body: Data(JSONWriter.bytes(["batch": .array(batch.events)])))
+    }
+
+    func verdict(for response: DeliveryResponse) -> DeliveryVerdict {
+        switch response.status {
+        case 200..<300: return .delivered
+        case 413: return .split
+        case 429: return .retry(after: response.header("Retry-After").flatMap(Double.init))
+        case 400..<500: return .reject(reason: "status \(response.status)")
+        default: return .retry(after: nil)
+        }
+    }
+}
+
+/// `DurableDestination` end to end: real HTTP to collector processes, real disk logs, through
+/// the public `Analytics`, beside the built-in destination.
+@Suite struct DurableDestinationTests {
+    private func instance(
+        builtIn: Collector, own: DurableDestination, directory: URL, writeKey: String = "durable-\(UUID())"
+    ) -> MetaRouter.Analytics {
+        var options = InitOptions(writeKey: writeKey, ingestionHost: builtIn.baseURL.absoluteString, flushIntervalSeconds: 1)
+        options.storageDirectory = directory
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = RecordingLogSink()
+        let handoff = UncheckedDestination(own)
+        options.plugins = { [handoff.destination] }
+        return MetaRouter.Analytics.instance(for: options)
+    }
+
+    private func fast(_ batch: Int = 100) -> DurableDestinationOptions {
+        var options = DurableDestinationOptions()
+        options.maxBatchEvents = batch
+        options.flushIntervalSeconds = 1
+        return options
+    }
+
+    /// Both destinations get every event, in order, each in its own format; a batch retried
+    /// after 500s keeps its id; the figures are under the destination's key.
+    @Test func deliversEverythingInOrderBesideTheBuiltIn() async throws {
+        let builtIn = try await Collector.start(), vendor = try await Collector.start()
+        defer { builtIn.stop(); vendor.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await vendor.script([ScriptedResponse(status: 500), ScriptedResponse(status: 503)])
+        let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Own", format: OwnFormat(host: vendor.baseURL), options: fast(7)), directory: directory.url)
+        for index in 0..<40 { analytics.track("Step", properties: ["n": index]) }
+        let done = await eventually {
+            await analytics.flushAndWait()
+            let info = await analytics.getDebugInfo()
+            return info.stats.sent == 40 && info.destinations["Own"]?.sent == 40
+        }
+        let info = await analytics.getDebugInfo()
+        await analytics.shutdown()
+        #expect(done, "\(info)")
+        #expect(try await builtIn.acceptedEvents().compactMap(\.number) == Array(0..<40))
+        let requests = try await vendor.requests()
+        #expect(requests.allSatisfy { $0.path == "/own/batch" })
+        #expect(requests.filter { $0.status == 200 }.flatMap(\.events).compactMap(\.number) == Array(0..<40))
+        let firstIds = requests.prefix(3).compactMap { $0.headers["x-batch-id"] }
+        #expect(firstIds.count == 3 && Set(firstIds).count == 1, "a retried batch keeps its id: \(firstIds)")
+        #expect(requests.flatMap(\.events).allSatisfy { $0["sentAt"]?.stringValue != nil && $0["messageId"]?.stringValue != nil })
+        #expect(info.destinations["Own"]?.retries == 2)
+    }
+
+    /// 413 halves the batch down to single events (a single one too large is dropped, counted);
+    /// 429 waits for `Retry-After`; a 400 drops its batch with the format's reason; a batch
+    /// the format cannot write is dropped and the next ones still go.
+    @Test func theFormatsVerdictsDriveTheEngine() async throws {
+        let builtIn = try await Collector.start(), vendor = try await Collector.start()
+        defer { builtIn.stop(); vendor.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await vendor.script([
+            ScriptedResponse(status: 413), ScriptedResponse(status: 413), ScriptedResponse(status: 429, headers: ["Retry-After": "1"]),
+            ScriptedResponse(status: 413), ScriptedResponse(status: 400),
+        ])
+        let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Own", format: OwnFormat(host: vendor.baseURL), options: fast(8)), directory: directory.url)
+        for index in 0..<8 { analytics.track("Step", properties: ["n": index]) }
+        analytics.track("Unwritable")
+        for index in 8..<12 { analytics.track("Step", properties: ["n": index]) }
+        let done = await eventually {
+            await analytics.flushAndWait()
+            let own = await analytics.getDebugInfo().destinations["Own"]
+            return (own?.sent ?? 0) + (own?.droppedTotal ?? 0) == 13
+        }
+        let own = await analytics.getDebugInfo().destinations["Own"]
+        await analytics.shutdown()
+        #expect(done, "\(String(describing: own))")
+        let requests = try await vendor.requests()
+        #expect(requests.map(\.events.count).prefix(5) == [8, 4, 2, 2, 1], "\(requests.map(\.events.count))")
+        #expect(own?.dropped[.rejected] ?? 0 >= 2, "the 400's event and the unwritable one")
+        #expect(requests.filter { $0.status == 200 }.flatMap(\.events).compactMap(\.number).allSatisfy { (0..<12).contains($0) })
+    }
+
+    /// Events the destination holds while its host is down survive the instance: a new one on
+    /// the same storage delivers them once, in order, under the same batch id.
+    @Test func whatIsQueuedSurvivesARestart() async throws {
+        let builtIn = try await Collector.start(), vendor = try await Collector.start()
+        defer { builtIn.stop(); vendor.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let writeKey = "durable-restart-\(UUID())"
+        try await vendor.script(fallback: ScriptedResponse(status: 503))
+        let first = instance(builtIn: builtIn, own: DurableDestination(key: "Own", format: OwnFormat(host: vendor.baseURL), options: fast(5)), directory: directory.url, writeKey: writeKey)
+        for index in 0..<20 { first.track("Step", properties: ["n": index]) }
+        _ = await eventually { await first.getDebugInfo().destinations["Own"]?.retries ?? 0 >= 1 }
+        await first.shutdown(timeout: 1)
+        let failedId = try await vendor.requests().first?.headers["x-batch-id"]
+        try await vendor.script()
+        let second = instance(builtIn: builtIn, own: DurableDestination(key: "Own", format: OwnFormat(host: vendor.baseURL), options: fast(5)), directory: directory.url, writeKey: writeKey)
+        let done = await eventually {
+            await second.flushAndWait()
+            return await second.getDebugInfo().destinations["Own"]?.sent == 20
+        }
+        await second.shutdown()
+        #expect(done)
+        let accepted = try await vendor.requests().filter { $0.status == 200 }
+        #expect(accepted.flatMap(\.events).compactMap(\.number) == Array(0..<20))
+        #expect(accepted.first?.headers["x-batch-id"] == failedId)
+    }
+
+    /// One host down does not hold up the other destination.
+    @Test func aDeadHostDoesNotDelayTheOtherDestination() async throws {
+        let builtIn = try await Collector.start()
+        defer { builtIn.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let dead = URL(string: "http://127.0.0.1:9")!
+        let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Own", format: OwnFormat(host: dead), options: fast(1)), directory: directory.url)
+        for index in 0..<30 { analytics.track("Step", properties: ["n": index]) }
+        let started = Date()
+        let delivered = await eventually { await analytics.getDebugInfo().stats.sent == 30 }
+        let took = Date().timeIntervalSince(started)
+        let own = await analytics.getDebugInfo().destinations["Own"]
+        await analytics.shutdown(timeout: 1)
+        #expect(delivered)
+        #expect(took < 10, "the built-in destination waited \(took) s")
+        #expect(own?.sent == 0)
+        #expect(own?.retries ?? 0 >= 1)
+    }
+
+    /// A destination that needs a consent category gets only the events that grant it; the
+    /// built-in one gets every event.
+    @Test func consentCategoriesGateTheDestination() async throws {
+        let builtIn = try await Collector.start(), vendor = try await Collector.start()
+        defer { builtIn.stop(); vendor.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = fast(1)
+        options.consentCategories = ["Advertising"]
+        let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Ads", format: OwnFormat(host: vendor.baseURL), options: options), directory: directory.url)
+        analytics.track("Step", properties: ["n": 0])
+        analytics.setConsent(ConsentState(analytics: true, errors: true, categoryPreferences: ["Advertising": true]))
+        analytics.track("Step", properties: ["n": 1])
+        analytics.setConsent(ConsentState(analytics: true, errors: true, categoryPreferences: ["Advertising": false]))
+        analytics.track("Step", properties: ["n": 2])
+        _ = await eventually {
+            await analytics.flushAndWait()
+            return await analytics.getDebugInfo().stats.sent == 3
+        }
+        await analytics.flushAndWait()
+        await analytics.shutdown()
+        #expect(try await builtIn.acceptedEvents().compactMap(\.number) == [0, 1, 2])
+        #expect(try await vendor.acceptedEvents().compactMap(\.number) == [1])
+    }
+
+    /// Any key names one directory inside `destinations`, and two keys never share one.
+    @Test func hostileKeysStayInsideTheStorageDirectory() {
+        let root = URL(fileURLWithPath: "/tmp/metarouter-root", isDirectory: true)
+        let keys = ["../../etc", "/", ".", "..", "a/b", "a\\b", "\u{0}", String(repeating: "x", count: 10_000), "Own", "own", "é", "e\u{301}", ""]
+        var seen = Set<String>()
+        for key in keys {
+            let directory = DurableDestination.logDirectory(forKey: key, under: root).standardizedFileURL
+            let destinations = root.appendingPathComponent("destinations").path
+            #expect(directory.path.hasPrefix(destinations + "/"), "\(String(key.prefix(20))) → \(directory.path)")
+            #expect(directory.deletingLastPathComponent().deletingLastPathComponent().path == destinations)
+            seen.insert(directory.path)
+        }
+        #expect(seen.count == keys.count)
+    }
+}
+
+/// Hands one destination to one instance's `@Sendable` plugin factory.
+private struct UncheckedDestination: @unchecked Sendable {  // given to exactly one instance, which alone calls it
+    let destination: DurableDestination
+    init(_ destination: DurableDestination) { self.destination = destination }
+}
