@@ -145,7 +145,11 @@ package final class BatchUploader {
     /// Drops everything queued. A batch in flight stays in flight — no second request starts
     /// beside it — and is not requeued: its answer reports it once, as sent or as dropped by
     /// the reset.
-    package func reset() {
+    package func reset() { discardQueued(reason: .reset) }
+
+    /// Drops every event not yet delivered, counted under `reason`; a batch in flight is
+    /// abandoned (its answer then counts it: delivered, or dropped as `reset`).
+    package func discardQueued(reason: DropReason) {
         analytics?.assertOnExecutor()
         retryTimer?.cancel()
         retryTimer = nil
@@ -155,7 +159,7 @@ package final class BatchUploader {
             inFlight?.abandoned = true
             removed.removeFirst(min(removed.count, current.batch.events.count))
         }
-        if !removed.isEmpty { drop(removed, reason: .reset, status: nil) }
+        if !removed.isEmpty { drop(removed, reason: reason, status: nil) }
         resolveIfIdle()
     }
 

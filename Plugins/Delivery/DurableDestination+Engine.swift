@@ -59,3 +59,12 @@ extension DurableDestination {
         return consentCategories.allSatisfy { preferences?[$0] == .bool(true) }
     }
 }
+
+extension DurableDestination: ConsentCategoriesListener {
+    /// A category this destination needs is no longer granted: what it holds and has not sent
+    /// is dropped, counted `consent`; what it holds for no category stays.
+    package func consentCategoriesChanged(to preferences: [String: Bool]?) {
+        guard !consentCategories.isEmpty, !consentCategories.allSatisfy({ preferences?[$0] == true }) else { return }
+        uploader?.discardQueued(reason: .consent)
+    }
+}

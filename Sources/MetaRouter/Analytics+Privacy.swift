@@ -67,7 +67,10 @@ extension Analytics {
     ///
     /// - Parameter consent: What the user agreed to, by channel.
     public func setConsent(_ consent: ConsentState) {
-        engine.perform { self.pillars.consent?($0).set(consent) }
+        engine.perform { timeline in
+            self.pillars.consent?(timeline).set(consent)
+            timeline.consentCategoriesChanged(to: consent.categoryPreferences)
+        }
     }
 
     /// The consent in force once the calls made before this one have been handled.

@@ -1,6 +1,7 @@
 /// Swift names taken in one scope (the namespace's types, the methods on `Analytics`, one
 /// struct's properties or nested types, one enum's cases). A name that comes out the same as
-/// one taken before is told apart by its place in the plan: `_2`, `_3`, … is appended, and a
+/// one taken before is told apart by the order it is read in (see `Docs/TypedEvents.md`): `_2`,
+/// `_3`, … is appended, and a
 /// warning names both plan entries and the Swift names chosen, so the build goes on.
 struct NameTable {
     /// What is named here, for the warning: "events", "properties of \"Order\"", ….
@@ -28,7 +29,7 @@ struct NameTable {
         taken[name] = wireName
         warnings.append(
             "\(scope): \(SwiftNames.literal(other)) and \(SwiftNames.literal(wireName)) both come out as the \(kind) `\(base)`; "
-                + "\(SwiftNames.literal(other)) keeps `\(base)` and \(SwiftNames.literal(wireName)) (later in the plan) is `\(name)`")
+                + "\(SwiftNames.literal(other)) keeps `\(base)` and \(SwiftNames.literal(wireName)) (read later) is `\(name)`")
         return name
     }
 

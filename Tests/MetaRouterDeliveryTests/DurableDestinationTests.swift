@@ -158,7 +158,8 @@ struct OwnFormat: DeliveryFormat {
     }
 
     /// A destination that needs a consent category gets only the events that grant it; the
-    /// built-in one gets every event.
+    /// built-in one gets every event. Withdrawing the category drops what the destination holds,
+    /// counted, and leaves the built-in destination's queue alone.
     @Test func consentCategoriesGateTheDestination() async throws {
         let builtIn = try await Collector.start(), vendor = try await Collector.start()
         defer { builtIn.stop(); vendor.stop() }
@@ -180,6 +181,35 @@ struct OwnFormat: DeliveryFormat {
         await analytics.shutdown()
         #expect(try await builtIn.acceptedEvents().compactMap(\.number) == [0, 1, 2])
         #expect(try await vendor.acceptedEvents().compactMap(\.number) == [1])
+    }
+
+    @Test func withdrawingACategoryDropsWhatTheDestinationHolds() async throws {
+        let builtIn = try await Collector.start(), vendor = try await Collector.start()
+        defer { builtIn.stop(); vendor.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await vendor.script(fallback: ScriptedResponse(status: 503))
+        try await builtIn.script(fallback: ScriptedResponse(status: 503))
+        var options = fast(2)
+        options.consentCategories = ["Advertising"]
+        let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Ads", format: OwnFormat(host: vendor.baseURL), options: options), directory: directory.url)
+        analytics.setConsent(ConsentState(analytics: true, errors: true, categoryPreferences: ["Advertising": true]))
+        for index in 0..<10 { analytics.track("Step", properties: ["n": index]) }
+        _ = await eventually { await analytics.getDebugInfo().destinations["Ads"]?.retries ?? 0 >= 1 }
+        analytics.setConsent(ConsentState(analytics: true, errors: true, categoryPreferences: ["Advertising": false]))
+        try await vendor.script()
+        try await builtIn.script()
+        let done = await eventually {
+            await analytics.flushAndWait()
+            return await analytics.getDebugInfo().stats.sent == 10
+        }
+        let ads = await analytics.getDebugInfo().destinations["Ads"]
+        await analytics.shutdown()
+        #expect(done)
+        #expect(try await builtIn.acceptedEvents().compactMap(\.number) == Array(0..<10))
+        let sentToAds = try await vendor.acceptedEvents().count
+        #expect(sentToAds + (ads?.droppedTotal ?? 0) == 10, "\(String(describing: ads))")
+        #expect((ads?.dropped[.consent] ?? 0) + (ads?.dropped[.reset] ?? 0) >= 8, "at most the batch in flight may still land")
     }
 
     /// Any key names one directory inside `destinations`, and two keys never share one.

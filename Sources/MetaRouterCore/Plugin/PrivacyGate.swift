@@ -18,7 +18,21 @@ package protocol PrivacyScrubbing: Plugin {
     func scrubbedForExport(_ text: String) -> String
 }
 
+/// A plugin that acts when the user's consent categories change (`setConsent`): a destination
+/// that needs some drops what it holds once one is withdrawn. The timeline keeps those among its
+/// own plugins, resolved when its plugins change.
+package protocol ConsentCategoriesListener: Plugin {
+    /// The categories now in force (`nil`: none stamped); called on the executor, after the
+    /// change, before any later event.
+    func consentCategoriesChanged(to preferences: [String: Bool]?)
+}
+
 extension Timeline {
+    /// Tells the destinations that listen that the consent categories are now `preferences`.
+    package func consentCategoriesChanged(to preferences: [String: Bool]?) {
+        for listener in consentListeners { listener.consentCategoriesChanged(to: preferences) }
+    }
+
     /// Whether analytics data may be collected now: no consent plugin means yes.
     package var collectsAnalytics: Bool { privacyGate?.collectsAnalytics ?? true }
 

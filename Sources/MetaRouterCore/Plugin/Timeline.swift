@@ -14,6 +14,9 @@ public final class Timeline {
     /// per change rather than per call (``collectsAnalytics``, ``scrubbedForExport(_:)``).
     private(set) var privacyGate: (any PrivacyGate)?
     private(set) var scrubbing: (any PrivacyScrubbing)?
+    /// The destinations that act on a change of consent categories (``ConsentCategoriesListener``),
+    /// resolved per change like the gate.
+    private(set) var consentListeners: [any ConsentCategoriesListener] = []
     private weak var analytics: AnalyticsClient?
 
     private enum Destination {
@@ -129,6 +132,7 @@ public final class Timeline {
         let all = plugins
         privacyGate = all.lazy.compactMap { $0 as? any PrivacyGate }.first
         scrubbing = all.lazy.compactMap { $0 as? any PrivacyScrubbing }.first
+        consentListeners = all.compactMap { $0 as? any ConsentCategoriesListener }
     }
 
     /// Runs `event` through the plugins of `stageList`, in order, stopping when one drops it.
