@@ -34,7 +34,8 @@ extension DurableDestination {
                 log.maxBytes = max(Defaults.minDiskBytes, options.maxDiskBytes)
                 disk = log
             }
-            return EngineSettings(wire: FormatWire(format: format, writeKey: analytics.configuration.writeKey), upload: upload, disk: disk)
+            return EngineSettings(
+                wire: FormatWire(format: format, writeKey: analytics.configuration.writeKey), upload: upload, disk: disk, transport: transport)
         }
     }
 

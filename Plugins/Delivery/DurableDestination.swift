@@ -26,6 +26,9 @@ public final class DurableDestination: DestinationPlugin, CompletingPlugin, Life
     package private(set) var recovery: DiskEventStore.RecoveryReport?
     /// The consent categories an event must grant to be queued here.
     package let consentCategories: [String]
+    /// The transport a format destination sends through (the SDK's default unless set before
+    /// it joins; the benchmarks set an in-memory one).
+    package var transport: (any HTTPTransport)?
 
     private let setup: Setup
 

@@ -55,6 +55,22 @@ import MetaRouterIdentity
         return MetaRouterDestination.make(options: options)
     }
 
+    /// A destination of one's own on the durable engine, sending through `transport`.
+    ///
+    /// - Parameters:
+    ///   - key: The destination's key.
+    ///   - format: Its wire format.
+    ///   - options: Its options.
+    ///   - transport: The transport its requests go to.
+    /// - Returns: The destination, to add to an instance.
+    public static func durableDestination(
+        key: String, format: any DeliveryFormat, options: DurableDestinationOptions = .init(), transport: any HTTPTransport
+    ) -> DurableDestination {
+        let destination = DurableDestination(key: key, format: format, options: options)
+        destination.transport = transport
+        return destination
+    }
+
     /// Tracks `name` as `Analytics.track` does.
     ///
     /// - Parameters:

@@ -63,7 +63,7 @@ func registerFacadeBenchmarks() {
 }
 
 /// Wall time, CPU time and context switches of the whole process (`getrusage`).
-private struct ProcessUsage {
+struct ProcessUsage {
     var uptime: UInt64
     var cpuSeconds: Double
     var switches: Int

@@ -247,6 +247,7 @@ let benchmarks: @Sendable () -> Void = {
 
     registerMemoryBenchmarks()
     registerFacadeBenchmarks()
+    registerDestinationBenchmarks()
 
     // The durability window: from track() returning to the event's record reaching write(2)
     // (what survives kill -9), at a sustained 10,000 events/s for 3 s with the host down.

@@ -1,0 +1,80 @@
+@preconcurrency import Benchmark
+import Foundation
+@_spi(Benchmarks) import MetaRouter
+
+/// A format as an integrator writes one: each event's name, ids and properties in a body of
+/// its own shape, POSTed with the batch's id.
+private struct VendorFormat: DeliveryFormat {
+    func request(for batch: DeliveryBatch) throws -> DeliveryRequest {
+        let events: [JSON] = batch.events.map { event in
+            ["event_type": event["event"] ?? .null, "insert_id": event["messageId"] ?? .null,
+             "user_id": event["userId"] ?? event["anonymousId"] ?? .null, "time": event["timestamp"] ?? .null,
+             "event_properties": event["properties"] ?? [:]]
+        }
+        let body = try JSONEncoder().encode(["api_key": JSON.string("bench"), "events": .array(events)] as JSON)
+        return DeliveryRequest(url: URL(string: "https://vendor.invalid/batch")!, headers: ["X-Batch": batch.id], body: body)
+    }
+
+    func verdict(for response: DeliveryResponse) -> DeliveryVerdict {
+        (200..<300).contains(response.status) ? .delivered : .retry(after: nil)
+    }
+}
+
+/// What a second durable destination costs per event (issue 65's budget: at most 1.5 times what
+/// the built-in one costs). Three instances in turn, each with default options, the disk log on
+/// and an in-memory transport answering 200: no delivery, the built-in destination, and the
+/// built-in one plus a `DurableDestination` with a vendor's format. 50,000 `track` calls each;
+/// the process's CPU time per event over the span from the first call to the last event sent.
+/// Reports the three, and the second destination's share over the built-in's (`×100`).
+func registerDestinationBenchmarks() {
+    Benchmark(
+        "a second durable destination: CPU per event against the built-in one's",
+        configuration: .init(
+            metrics: [
+                .custom("CPU ns per event, no delivery", useScalingFactor: false),
+                .custom("CPU ns per event, built-in", useScalingFactor: false),
+                .custom("CPU ns per event, built-in + own", useScalingFactor: false),
+                .custom("own / built-in x100", useScalingFactor: false),
+            ], maxIterations: 5)
+    ) { benchmark in
+        let none = destinationRound(delivery: false, own: false)
+        let builtIn = destinationRound(delivery: true, own: false)
+        let both = destinationRound(delivery: true, own: true)
+        benchmark.measurement(.custom("CPU ns per event, no delivery", useScalingFactor: false), none)
+        benchmark.measurement(.custom("CPU ns per event, built-in", useScalingFactor: false), builtIn)
+        benchmark.measurement(.custom("CPU ns per event, built-in + own", useScalingFactor: false), both)
+        benchmark.measurement(.custom("own / built-in x100", useScalingFactor: false), (both - builtIn) * 100 / max(1, builtIn - none))
+    }
+}
+
+/// CPU nanoseconds per event for one instance of the given shape.
+private func destinationRound(delivery: Bool, own: Bool) -> Int {
+    let total = 50_000
+    let directory = benchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var options = InitOptions(writeKey: "bench-destinations-\(UUID())", ingestionHost: "https://bench.invalid")
+    options.storageDirectory = directory
+    options.transport = InMemoryTransport()
+    if !delivery { options.defaultPlugins.remove(.delivery) }
+    if own {
+        options.plugins = { [BenchmarkPipeline.durableDestination(key: "Vendor", format: VendorFormat(), transport: InMemoryTransport())] }
+    }
+    let analytics = MetaRouter.Analytics.instance(for: options)
+    runBlocking { await analytics.flushAndWait() }
+    let before = ProcessUsage.now()
+    for index in 0..<total {
+        analytics.track("Product Viewed", properties: ["sku": "SHOE-\(index)", "price": 19.99, "quantity": index % 7, "in_stock": true])
+    }
+    runBlocking {
+        while true {
+            let info = await analytics.getDebugInfo()
+            let builtInDone = !delivery || info.stats.sent + info.stats.dropped.values.reduce(0, +) >= total
+            let ownDone = !own || (info.destinations["Vendor"].map { $0.sent + $0.dropped.values.reduce(0, +) } ?? 0) >= total
+            if builtInDone && ownDone { break }
+            await analytics.flushAndWait()
+        }
+    }
+    let used = ProcessUsage.now().since(before)
+    runBlocking { _ = await analytics.shutdown() }
+    return Int(used.cpuSeconds * 1e9 / Double(total))
+}
