@@ -18,26 +18,40 @@ package protocol UploadWire: Sendable {
 }
 
 /// Any ``DeliveryFormat`` as the uploader's wire: events are queued as this SDK's wire format
-/// writes them, and read back into ``JSON`` with `sentAt` when a batch leaves.
+/// writes them, and handed to the format as ``JSON`` with `sentAt` when a batch leaves — from
+/// ``RecentEvents`` when this process queued them (no re-parse), read back from the queued
+/// bytes otherwise (after a restart).
 package struct FormatWire: UploadWire {
     private let format: any DeliveryFormat
     private let encoder: MetaRouterBatchFormat
+    private let writeKey: JSON
+    private let recent = RecentEvents()
 
     /// The wire for `format`, writing `writeKey` into each event as the SDK's format does.
     package init(format: any DeliveryFormat, writeKey: String) {
         self.format = format
         encoder = MetaRouterBatchFormat(writeKey: writeKey)
+        self.writeKey = .string(writeKey)
     }
 
-    /// The event as the SDK's wire format writes it, without `sentAt`.
-    package func encode(_ event: Event) -> [UInt8] { encoder.encode(event) }
+    /// The event as the SDK's wire format writes it, without `sentAt`; its JSON is kept for the
+    /// request.
+    package func encode(_ event: Event) -> [UInt8] {
+        let bytes = encoder.encode(event)
+        var object = event.jsonObject()
+        object["writeKey"] = writeKey
+        object["sentAt"] = nil
+        recent.keep(object, for: event.messageId, size: bytes.count)
+        return bytes
+    }
 
-    /// The format's request for the events, each read back and stamped with `sentAt`. A record
-    /// that does not read back (never seen: the log checks every record) is left out.
+    /// The format's request for the events, each stamped with `sentAt`. A record that does not
+    /// read back (never seen: the log checks every record) is left out.
     package func request(packed events: [QueuedEvent], id: String, sentAt: Date) throws -> TransportRequest {
         let stamp = JSON.string(Timestamp.string(from: sentAt))
-        let batch = events.compactMap { queued -> JSON? in
-            guard case .object(var members)? = try? JSONParser.parse(queued.payload) else { return nil }
+        let kept = recent.objects(for: events)
+        let batch = zip(events, kept).compactMap { queued, kept -> JSON? in
+            guard var members = kept ?? (try? JSONParser.parse(queued.payload))?.objectValue else { return nil }
             members["sentAt"] = stamp
             return .object(members)
         }
@@ -52,4 +66,64 @@ package struct FormatWire: UploadWire {
 
     /// A format's body may carry the batch's id: never prepared ahead.
     package func bodyAhead(for events: [QueuedEvent], sentAt: Date) -> Data? { nil }
+}
+
+/// The JSON of the events this process queued most recently, in the order they were queued.
+/// The queue is first in, first out, so a batch is a run of these from the head: a request
+/// walks them in step with its events — no hashing, no re-parse — and drops the ones before
+/// its first event (delivered, dropped or evicted by then). Bounded by count and by the events'
+/// encoded bytes, the oldest going first; an event not found here (recovered from the log, or
+/// with a replayed messageId whose encoded size differs) is read back from its bytes.
+final class RecentEvents: Sendable {
+    private static let maxCount = 4_096
+    private static let maxBytes = 4 << 20
+    private struct Kept {
+        let messageId: String
+        let size: Int
+        let object: [String: JSON]
+    }
+    private struct State {
+        var kept: [Kept] = []
+        var head = 0
+        var bytes = 0
+
+        mutating func dropFront(to index: Int) {
+            while head < index {
+                bytes -= kept[head].size
+                head += 1
+            }
+            if head > 1_024, head * 2 > kept.count {
+                kept.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+    private let state = Locked(State())
+
+    func keep(_ object: [String: JSON], for messageId: String, size: Int) {
+        state.withLock { state in
+            state.kept.append(Kept(messageId: messageId, size: size, object: object))
+            state.bytes += size
+            let tooMany = state.kept.count - state.head - Self.maxCount
+            if tooMany > 0 { state.dropFront(to: state.head + tooMany) }
+            while state.bytes > Self.maxBytes, state.head < state.kept.count { state.dropFront(to: state.head + 1) }
+        }
+    }
+
+    /// The kept JSON of `events`, in their order (`nil` where an event is not kept).
+    func objects(for events: [QueuedEvent]) -> [[String: JSON]?] {
+        state.withLock { state in
+            guard let first = events.first,
+                let start = state.kept[state.head...].firstIndex(where: { $0.messageId == first.messageId })
+            else { return Array(repeating: nil, count: events.count) }
+            state.dropFront(to: start)
+            var cursor = state.head
+            return events.map { event in
+                guard cursor < state.kept.count, state.kept[cursor].messageId == event.messageId, state.kept[cursor].size == event.payload.count
+                else { return nil }
+                cursor += 1
+                return state.kept[cursor - 1].object
+            }
+        }
+    }
 }

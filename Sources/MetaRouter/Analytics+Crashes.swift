@@ -10,8 +10,8 @@ extension Analytics {
     func deliverCrashReports() {
         let engine = engine
         engine.perform { timeline in
-            guard let crashes = self.pillars.crashReports?(timeline) else { return }
-            self.pillars.breadcrumbs?(timeline).crashSlots = crashes.slots
+            guard let crashes = self.pillars(timeline).crashReports?(timeline) else { return }
+            self.pillars(timeline).breadcrumbs?(timeline).crashSlots = crashes.slots
             for (file, report) in crashes.pendingReports() {
                 guard let report else {
                     engine.logger.warning("sdk.crash_record_unreadable: \(file.lastPathComponent) is not a whole crash record; removed")
@@ -19,15 +19,15 @@ extension Analytics {
                     continue
                 }
                 #if Privacy
-                if let consent = self.pillars.consent?(timeline), !consent.state.errors {
+                if let consent = self.pillars(timeline).consent?(timeline), !consent.state.errors {
                     crashes.finish(file)
                     continue
                 }
                 #endif
-                if let plugin = self.pillars.errorCapture?(timeline), let event = plugin.event(forCrash: report, frames: report.symbolicatedFrames()) {
+                if let plugin = self.pillars(timeline).errorCapture?(timeline), let event = plugin.event(forCrash: report, frames: report.symbolicatedFrames()) {
                     _ = timeline.process(event)
                 }
-                engine.perform { timeline in self.pillars.crashReports?(timeline).finish(file) }
+                engine.perform { timeline in self.pillars(timeline).crashReports?(timeline).finish(file) }
             }
         }
     }

@@ -14,9 +14,11 @@ extension Analytics {
     /// memory, never waiting for the network, the disk or the executor.
     ///
     /// - Parameter key: The entitlement, e.g. `"pro"`.
-    /// - Returns: `false` whenever ``entitlements()`` is `nil`.
+    /// - Returns: `false` whenever ``entitlements()`` is `nil`, and in a `fork()` child, which
+    ///   takes none of the parent's locks.
     public func isEntitled(_ key: String) -> Bool {
-        entitlementCache?.contains(key) ?? false
+        guard !ForkGuard.isChild else { return false }
+        return entitlementCache?.contains(key) ?? false
     }
 
     /// The identified user's entitlements.
@@ -25,7 +27,8 @@ extension Analytics {
     ///   (`InitOptions.entitlements`), no user, an `identify`, `alias` or `reset` not yet
     ///   applied, or nothing fetched or stored for the user yet.
     public func entitlements() -> Set<String>? {
-        entitlementCache?.entitlements
+        guard !ForkGuard.isChild else { return nil }
+        return entitlementCache?.entitlements
     }
 
     /// Fetches the identified user's entitlements now, in order after the calls made before; on
@@ -43,7 +46,7 @@ extension Analytics {
             }
             guard !client.isInForkedChild else { return reply(.failure(.notConfigured)) }
             client.perform { timeline in
-                guard let plugin = self.pillars.entitlements?(timeline) else { return reply(.failure(.notConfigured)) }
+                guard let plugin = self.pillars(timeline).entitlements?(timeline) else { return reply(.failure(.notConfigured)) }
                 plugin.refresh(reply: reply)
             }
         }
@@ -54,7 +57,7 @@ extension Analytics {
     /// order. Keep it short: the pipeline waits for it.
     package func onEntitlementsChange(_ handler: @escaping @Sendable (EntitlementChange) -> Void) {
         guard entitlementCache != nil || isKeeping else { return notConfigured("onEntitlementsChange") }
-        engine.perform { self.pillars.entitlements?($0).onChange(handler) }
+        engine.perform { self.pillars($0).entitlements?($0).onChange(handler) }
     }
 
     /// Every later change of the entitlements served, in order, until the instance shuts down
@@ -69,7 +72,7 @@ extension Analytics {
             return stream
         }
         engine.perform { timeline in
-            guard let plugin = self.pillars.entitlements?(timeline) else { return continuation.finish() }
+            guard let plugin = self.pillars(timeline).entitlements?(timeline) else { return continuation.finish() }
             plugin.addStream(continuation)
         }
         return stream
@@ -105,7 +108,7 @@ extension Analytics {
         switch recording {
         case .queued:
             client.perform { timeline in
-                self.pillars.entitlements?(timeline).record(transactionId: transactionId, evidence: evidence, timeline: timeline)
+                self.pillars(timeline).entitlements?(timeline).record(transactionId: transactionId, evidence: evidence, timeline: timeline)
             }
         case .alreadyWaiting:
             client.logger.debug("sdk.purchase_duplicate: transaction \(transactionId) is already waiting")

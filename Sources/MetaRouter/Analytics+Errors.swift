@@ -24,7 +24,7 @@ extension Analytics {
     /// - Parameter breadcrumb: What happened, kept in call order.
     public func addBreadcrumb(_ breadcrumb: Breadcrumb) {
         engine.perform { timeline in
-            guard timeline.collectsAnalytics, let plugin = self.pillars.breadcrumbs?(timeline) else { return }
+            guard timeline.collectsAnalytics, let plugin = self.pillars(timeline).breadcrumbs?(timeline) else { return }
             var kept = breadcrumb
             kept.message = timeline.scrubbedForExport(breadcrumb.message)
             kept.data = breadcrumb.data.map { timeline.scrubbedForExport($0) }
@@ -38,11 +38,11 @@ extension Analytics {
         // Built and run through the timeline in one operation, so the report keeps its place
         // among the calls: a consent change made just after it does not reach it.
         engine.perform { timeline in
-            guard let plugin = self.pillars.errorCapture?(timeline) else { return }
+            guard let plugin = self.pillars(timeline).errorCapture?(timeline) else { return }
             #if Privacy
-            if let consent = self.pillars.consent?(timeline), !consent.state.errors { return }
+            if let consent = self.pillars(timeline).consent?(timeline), !consent.state.errors { return }
             #endif
-            let breadcrumbs = self.pillars.breadcrumbs?(timeline).breadcrumbs ?? []
+            let breadcrumbs = self.pillars(timeline).breadcrumbs?(timeline).breadcrumbs ?? []
             guard let event = plugin.event(for: error, handled: handled, properties: properties, frames: frames, breadcrumbs: breadcrumbs, now: now)
             else { return }
             _ = timeline.process(event)

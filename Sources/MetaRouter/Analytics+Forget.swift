@@ -39,22 +39,22 @@ extension Analytics {
     public func forget() async -> ForgetReport {
         let found = await onExecutor { timeline in
             let storage = self.engine.configuration.storage
-            let queued = self.pillars.destination?(timeline).uploader?.status().queueLength ?? 0
+            let queued = self.pillars(timeline).destination?(timeline).uploader?.status().queueLength ?? 0
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
                 .contains { storage.string(forKey: $0) != nil }
             var report = ForgetReport(queuedEvents: queued, identity: hadIdentity, consent: false, superProperties: false)
             #if Privacy
-            report.consent = self.pillars.consent?(timeline).forget() ?? false
-            report.superProperties = self.pillars.superProperties?(timeline).clear() ?? false
+            report.consent = self.pillars(timeline).consent?(timeline).forget() ?? false
+            report.superProperties = self.pillars(timeline).superProperties?(timeline).clear() ?? false
             #endif
             #if ErrorCapture
-            report.breadcrumbs = self.pillars.breadcrumbs?(timeline).clear() ?? 0
+            report.breadcrumbs = self.pillars(timeline).breadcrumbs?(timeline).clear() ?? 0
             #endif
             #if Signals
-            report.signals = self.pillars.signals?(timeline).clear() ?? 0
+            report.signals = self.pillars(timeline).signals?(timeline).clear() ?? 0
             #endif
             #if Entitlements
-            self.pillars.entitlements?(timeline).forget()
+            self.pillars(timeline).entitlements?(timeline).forget()
             #endif
             return report
         }

@@ -9,13 +9,13 @@ extension Analytics {
     /// - Parameter enabled: Whether values that look like PII are masked before they leave.
     public func setScrubPII(_ enabled: Bool) {
         engine.perform { timeline in
-            let current = self.parts
-            if let scrubber = current.pillarSlots.scrubber {
+            guard let current = self.instance(on: timeline) else { return }
+            if let scrubber = current.slots.scrubber {
                 scrubber.isEnabled = enabled
             } else if enabled {
                 let scrubber = PIIScrubPlugin(enabled: true, options: current.options.piiScrubbing)
                 timeline.add(scrubber, at: .after(SuperPropertiesPlugin.self))
-                current.pillarSlots.scrubber = scrubber
+                current.slots.scrubber = scrubber
             }
         }
     }
@@ -45,7 +45,7 @@ extension Analytics {
         guard let converted = engine.inputProblems.converted([key: value], root: "superProperties", call: call)[key] else { return }
         engine.perform { timeline in
             let scrubbed = timeline.scrubbedForExport([key: converted])[key] ?? converted
-            guard let plugin = self.pillars.superProperties?(timeline) else { return }
+            guard let plugin = self.pillars(timeline).superProperties?(timeline) else { return }
             if once {
                 plugin.registerOnce(key, scrubbed, persisting: timeline.collectsAnalytics)
             } else {
@@ -58,7 +58,7 @@ extension Analytics {
     ///
     /// - Parameter key: The property's name.
     public func unregisterSuperProperty(_ key: String) {
-        engine.perform { self.pillars.superProperties?($0).unregister(key) }
+        engine.perform { self.pillars($0).superProperties?($0).unregister(key) }
     }
 
     /// Sets the consent in force for the calls made after this one (and persists it); calls
@@ -68,14 +68,14 @@ extension Analytics {
     /// - Parameter consent: What the user agreed to, by channel.
     public func setConsent(_ consent: ConsentState) {
         engine.perform { timeline in
-            self.pillars.consent?(timeline).set(consent)
+            self.pillars(timeline).consent?(timeline).set(consent)
             timeline.consentCategoriesChanged(to: consent.categoryPreferences)
         }
     }
 
     /// The consent in force once the calls made before this one have been handled.
     package func getConsent() async -> ConsentState {
-        await onExecutor { self.pillars.consent?($0).state ?? .granted } ?? .granted
+        await onExecutor { self.pillars($0).consent?($0).state ?? .granted } ?? .granted
     }
 }
 #endif

@@ -9,13 +9,13 @@ extension Analytics {
     /// - Parameter plan: The plan, or `nil` for none.
     public func setTrackingPlan(_ plan: TrackingPlan?) {
         engine.perform { timeline in
-            let current = self.parts
-            if let plugin = current.pillarSlots.trackingPlan {
+            guard let current = self.instance(on: timeline) else { return }
+            if let plugin = current.slots.trackingPlan {
                 plugin.setPlan(plan)
             } else if let plan {
                 let plugin = TrackingPlanPlugin(plan: plan, mode: current.options.trackingPlanMode, onViolation: current.options.onPlanViolation)
                 timeline.add(plugin, at: .last)
-                current.pillarSlots.trackingPlan = plugin
+                current.slots.trackingPlan = plugin
             }
         }
     }

@@ -63,9 +63,26 @@ public final class Analytics: Sendable {
     package var options: InitOptions { parts.options }
     /// Why the options were rejected, when they were; the instance is then inert.
     package var configurationError: String? { parts.configurationError }
-    /// The handles on the built-in plugins; used only on the executor, where each hands out
-    /// its plugin.
-    var pillars: Pillars { parts.pillarSlots.found }
+    /// The handles on the built-in plugins of the instance whose executor runs `timeline`; on
+    /// the executor only, where each hands out its plugin. Resolved from the timeline, not from
+    /// ``parts``: work an instance still runs after ``shared`` was bound to another reaches its
+    /// own plugins.
+    func pillars(_ timeline: Timeline) -> Pillars { instance(on: timeline)?.slots.found ?? Pillars() }
+
+    /// What the instance whose executor runs `timeline` keeps beside its engine (``Companion``);
+    /// `nil` on an engine that keeps `shared`'s calls, which runs none of them itself.
+    func instance(on timeline: Timeline) -> Companion? { timeline.client?.companion as? Companion }
+
+    /// What an instance keeps beside its engine, for work on the executor to find from the
+    /// timeline: its handles on the built-ins and its options.
+    final class Companion: Sendable {
+        let slots: PillarSlots
+        let options: InitOptions
+        init(slots: PillarSlots, options: InitOptions) {
+            self.slots = slots
+            self.options = options
+        }
+    }
 
     // MARK: Events
 
@@ -196,12 +213,12 @@ public final class Analytics: Sendable {
     ///
     /// - Parameter advertisingId: The IDFA, or `nil`.
     public func setAdvertisingId(_ advertisingId: String?) {
-        engine.perform { self.pillars.advertisingId?($0).set(advertisingId) }
+        engine.perform { self.pillars($0).advertisingId?($0).set(advertisingId) }
     }
 
     /// Clears the advertising identifier from storage and context.
     public func clearAdvertisingId() {
-        engine.perform { self.pillars.advertisingId?($0).clear() }
+        engine.perform { self.pillars($0).advertisingId?($0).clear() }
     }
 
     /// Starts a new session: the next event carries `context.sessionStart`. Where sessions are
@@ -228,7 +245,7 @@ public final class Analytics: Sendable {
     ///
     /// - Returns: The anonymous id (with no device identity, a fresh UUID each time).
     public func getAnonymousId() async -> String {
-        let found = await onExecutor { self.pillars.identity?($0).anonymousId } ?? nil
+        let found = await onExecutor { self.pillars($0).identity?($0).anonymousId } ?? nil
         return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
     }
 
@@ -256,7 +273,7 @@ public final class Analytics: Sendable {
     ///
     /// - Parameter enabled: Whether uploads carry the header.
     public func setTracing(_ enabled: Bool) {
-        engine.perform { self.pillars.destination?($0).uploader?.tracing = enabled }
+        engine.perform { self.pillars($0).destination?($0).uploader?.tracing = enabled }
     }
 
     /// Keeps one deep-link URL for the next `Application Opened` event (last wins). With
@@ -271,7 +288,7 @@ public final class Analytics: Sendable {
             current.engine.logger.warning("sdk.deep_link_ignored: recordOpenedURL ignored: lifecycle tracking is off (InitOptions.trackLifecycleEvents)")
             return
         }
-        current.engine.perform { self.pillars.lifecycle?($0).recordOpenedURL(url, sourceApplication: sourceApplication) }
+        current.engine.perform { self.pillars($0).lifecycle?($0).recordOpenedURL(url, sourceApplication: sourceApplication) }
     }
 
     /// Delivers or persists what is queued within `timeout` seconds (10 by default), then stops;

@@ -25,6 +25,7 @@ enum ClientFactory {
                     slots.fill(from: plugins)
                     return plugins
                 }
+                client.companion = Analytics.Companion(slots: slots, options: options)
                 let instance = Analytics.Parts(engine: client, options: options, configurationError: nil, pillarSlots: slots)
                 #if Signals
                 if var network = options.signals?.network {

@@ -54,3 +54,55 @@ import Testing
         #expect(DeliveryVerdict.reject(reason: "bad").classification(status: 400) == .rejected(status: 400, reason: "bad"))
     }
 }
+
+/// A format that keeps the batch it was given.
+private final class KeepingFormat: DeliveryFormat, @unchecked Sendable {  // written and read by one test's thread
+    var batches: [DeliveryBatch] = []
+    func request(for batch: DeliveryBatch) throws -> DeliveryRequest {
+        batches.append(batch)
+        return DeliveryRequest(url: URL(string: "http://127.0.0.1:9/")!, body: Data())
+    }
+    func verdict(for response: DeliveryResponse) -> DeliveryVerdict { .delivered }
+}
+
+@Suite struct FormatWireTests {
+    /// The JSON a format gets is the same whether the events were queued by this process (kept
+    /// as JSON) or read back from the log's bytes after a restart.
+    @Test func eventsKeptInMemoryEqualEventsReadBack() throws {
+        let events: [Event] = [
+            Event(type: .track, anonymousId: "a", event: "Numbers", properties: ["whole": .double(1.0), "ratio": 0.25, "big": .uint(UInt64.max), "neg": -3]),
+            Event(type: .identify, userId: "u", traits: ["email": "a@b.c", "nested": ["deep": [1, 2, ["x": .null]]]], context: ["ip": "203.0.113.7"]),
+            Event(type: .screen, anonymousId: "a", name: "Home", properties: ["name": "Home", "unicode": "e\u{301} 🚀 \u{0}"]),
+            Event(type: .alias, userId: "new", previousId: "old"),
+            Event(type: .group, userId: "u", groupId: "g", traits: [:], integrations: ["All": false]),
+        ]
+        let sentAt = Date(timeIntervalSince1970: 1_700_000_000)
+        let live = KeepingFormat(), restarted = KeepingFormat()
+        let liveWire = FormatWire(format: live, writeKey: "wk")
+        let queued = events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: liveWire.encode($0)) }
+        _ = try liveWire.request(packed: queued, id: "b1", sentAt: sentAt)
+        _ = try FormatWire(format: restarted, writeKey: "wk").request(packed: queued, id: "b1", sentAt: sentAt)
+        let kept = try #require(live.batches.first), readBack = try #require(restarted.batches.first)
+        #expect(kept.events.count == events.count)
+        for (one, other) in zip(kept.events, readBack.events) { #expect(one.description == other.description) }
+        #expect(kept.events.allSatisfy { $0["writeKey"] == "wk" && $0["sentAt"] == "2023-11-14T22:13:20.000Z" })
+    }
+
+    /// Batches taken from the head in queue order, a retry, a batch after events left the queue
+    /// and one led by an event recovered from the log each get every event, in order.
+    @Test func batchesFromTheHeadUseTheKeptEvents() throws {
+        let format = KeepingFormat()
+        let wire = FormatWire(format: format, writeKey: "wk")
+        let events = (0..<10).map { Event(type: .track, anonymousId: "a", event: "E", properties: ["n": .int(Int64($0)), "whole": .double(1.0)]) }
+        let queued = events.map { QueuedEvent(messageId: $0.messageId, timestamp: $0.timestamp, payload: wire.encode($0)) }
+        let sentAt = Date()
+        _ = try wire.request(packed: Array(queued[0..<3]), id: "1", sentAt: sentAt)
+        _ = try wire.request(packed: Array(queued[0..<3]), id: "1", sentAt: sentAt)
+        _ = try wire.request(packed: Array(queued[5..<8]), id: "2", sentAt: sentAt)
+        let stranger = Event(type: .track, anonymousId: "a", event: "E", properties: ["n": 99, "whole": .double(1.0)])
+        let recovered = QueuedEvent(messageId: stranger.messageId, timestamp: stranger.timestamp, payload: MetaRouterBatchFormat(writeKey: "wk").encode(stranger))
+        _ = try wire.request(packed: [recovered] + Array(queued[8..<10]), id: "3", sentAt: sentAt)
+        let numbers = format.batches.map { $0.events.compactMap { $0["properties"]?["n"]?.int64Value } }
+        #expect(numbers == [[0, 1, 2], [0, 1, 2], [5, 6, 7], [99, 8, 9]])
+    }
+}

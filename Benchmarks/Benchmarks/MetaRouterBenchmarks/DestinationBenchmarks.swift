@@ -11,8 +11,9 @@ private struct VendorFormat: DeliveryFormat {
              "user_id": event["userId"] ?? event["anonymousId"] ?? .null, "time": event["timestamp"] ?? .null,
              "event_properties": event["properties"] ?? [:]]
         }
-        let body = try JSONEncoder().encode(["api_key": JSON.string("bench"), "events": .array(events)] as JSON)
-        return DeliveryRequest(url: URL(string: "https://vendor.invalid/batch")!, headers: ["X-Batch": batch.id], body: body)
+        // `description` is the SDK's own compact writer; `JSONEncoder` costs about ten times more.
+        let body: JSON = ["api_key": "bench", "events": .array(events)]
+        return DeliveryRequest(url: URL(string: "https://vendor.invalid/batch")!, headers: ["X-Batch": batch.id], body: Data(body.description.utf8))
     }
 
     func verdict(for response: DeliveryResponse) -> DeliveryVerdict {

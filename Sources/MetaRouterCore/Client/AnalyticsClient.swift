@@ -72,6 +72,8 @@ public final class AnalyticsClient: Sendable {
 
     /// `known`: the plugins `makePlugins` returns, when they exist already (listed at once for
     /// ``find(pluginType:)``); `nil` lists them when they are built.
+    private let companionBox = Locked<(any Sendable)?>(nil)
+
     private init(configuration: Configuration, known: [PluginHandoff]?, makePlugins: @escaping @Sendable () -> [any Plugin]) {
         ForkGuard.install()
         self.configuration = configuration
@@ -102,6 +104,14 @@ public final class AnalyticsClient: Sendable {
                 configuration.logger.info("sdk.waiting_for_protected_data: waiting for protected data (the device has not been unlocked since it started); calls are kept in order")
             }
         }
+    }
+
+    /// What the facade keeps beside this engine (its handles on the built-in plugins), set once
+    /// when the instance is made; work on the executor finds it through its timeline, so it
+    /// reaches this engine's plugins whatever the facade's calls go to by then.
+    package var companion: (any Sendable)? {
+        get { companionBox.current }
+        set { companionBox.withLock { $0 = newValue } }
     }
 
     /// Where the client is in its life.

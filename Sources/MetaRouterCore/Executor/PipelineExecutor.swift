@@ -175,10 +175,14 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         if let successor = ingress.withLock({ $0.successor }) {
             return successor.submitPacked(name: name, timestamp: timestamp, values: values, problems: problems, hint: hint)
         }
+        // The hand-over may happen between the look above and this lock: looked at again here,
+        // under the lock the hand-over takes, so no call is appended to an executor that has
+        // handed over (and will never run again).
         let taken = PackedValues.withPacked(values) { packed in
-            ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool) in
+            ingress.withLock { state -> (ExecutorActivity.Wake, Admission, Bool, PipelineExecutor?) in
+                if let successor = state.successor { return (.none, .accepted, false, successor) }
                 let behind = state.pendingEvents >= Self.compactionThreshold
-                if let refusal = refusal(of: &state) { return (.none, refusal, behind) }
+                if let refusal = refusal(of: &state) { return (.none, refusal, behind, nil) }
                 state.pendingEvents += 1
                 state.packed += 1
                 if case .packedTracks(let run) = state.pending.last, run.problems === problems {
@@ -188,10 +192,11 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
                     run.append(name: name, timestamp: timestamp, values: packed, pool: &state.chunkPool)
                     state.pending.append(.packedTracks(run))
                 }
-                return (state.activity.submitted(urgent: false), .accepted, behind)
+                return (state.activity.submitted(urgent: false), .accepted, behind, nil)
             }
         }
-        guard let (wake, admission, behind) = taken else { return nil }
+        guard let (wake, admission, behind, successor) = taken else { return nil }
+        if let successor { return successor.submitPacked(name: name, timestamp: timestamp, values: values, problems: problems, hint: hint) }
         perform(wake)
         if let hint, hint != behind { BacklogHint.note(behind: behind, ObjectIdentifier(self)) }
         return admission

@@ -27,6 +27,9 @@ public final class Timeline {
     /// An empty timeline.
     public init() {}
 
+    /// The client this timeline is attached to (on its executor).
+    package var client: AnalyticsClient? { analytics }
+
     /// Every plugin, in stage order and insertion order within a stage.
     package var plugins: [any Plugin] {
         PluginType.allCases.flatMap { stages[$0] ?? [] }

@@ -119,6 +119,8 @@ package final class InputProblemReporter: Sendable {
     /// callback. `call` is a plain string: it is made only where a problem is found, and as an
     /// autoclosure it would have this function copied, with its log line, for each caller.
     package func report(_ problem: InputProblem, call: String) {
+        // A `fork()` child takes none of the parent's locks; its calls are dropped anyway.
+        guard !ForkGuard.isChild else { return }
         let taken = take(problem, call: call)
         if let successor = taken.successor { return successor.report(problem, call: call) }
         guard !taken.kept else { return }
@@ -129,6 +131,7 @@ package final class InputProblemReporter: Sendable {
     /// Counts `problem` and hands it to the callback without a log line, for a caller that
     /// logs it its own (throttled) way.
     package func count(_ problem: InputProblem) {
+        guard !ForkGuard.isChild else { return }
         let taken = take(problem, call: nil)
         if let successor = taken.successor { return successor.count(problem) }
         guard !taken.kept else { return }
