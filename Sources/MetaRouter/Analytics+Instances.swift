@@ -34,7 +34,8 @@ extension Analytics {
     /// other options are reported once, `sdk.instance_exists`). Invalid options (empty write
     /// key, a host that is not http(s), `maxQueueEvents <= 0`, negative `maxDiskEvents`,
     /// `flushIntervalSeconds <= 0`) are logged and give an inert instance that drops every
-    /// call and reports the error in `getDebugInfo()`.
+    /// call and reports the error in `getDebugInfo()`; ``shared`` is not bound to it, and keeps
+    /// its calls (bounded, counted) for the next `initialize(with:)` with valid options.
     ///
     /// - Parameter options: The write key, the ingestion host and everything else.
     /// - Returns: The instance for the write key.

@@ -52,4 +52,23 @@ import Testing
             #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count, "\(thread) out of order or twice")
         }
     }
+
+    /// An `initialize(with:)` with invalid options does not take `shared`: the calls kept
+    /// before it reach the next instance with valid options, none lost or left uncounted.
+    @Test func anInertInstanceDoesNotTakeShared() async throws {
+        let unbound = MetaRouter.Analytics.unboundShared()
+        for index in 0..<5 { unbound.track("Kept", properties: ["n": index]) }
+        var invalid = InitOptions(writeKey: "", ingestionHost: "http://127.0.0.1:9")
+        invalid.keyValueStore = InMemoryKeyValueStore()
+        let inert = MetaRouter.Analytics.instance(for: invalid)
+        #expect(inert.configurationError != nil)
+        #expect(!unbound.bind(inert))
+        let capture = CapturingDestination()
+        let valid = MetaRouter.Analytics.capturing(into: capture, writeKey: "after-inert-\(UUID())")
+        #expect(unbound.bind(valid))
+        unbound.track("Kept", properties: ["n": 5])
+        await valid.performAndWait { _ in }
+        #expect(capture.events.compactMap { $0.properties?["n"]?.int64Value } == [0, 1, 2, 3, 4, 5])
+        await valid.shutdown()
+    }
 }
