@@ -12,7 +12,7 @@ import MetaRouter
 /// | screen | `$screen`, `$screen_name` |
 /// | page | `$pageview`, `$current_url` / `$pathname` / `title` from the page |
 /// | group | `$groupidentify`: `$group_type`, `$group_key` (the group id), `$group_set: traits` |
-/// | alias | `$create_alias`: `distinct_id` the new id, `alias` the previous one |
+/// | alias | `$create_alias`: `distinct_id` the previous id, `alias` the new one |
 ///
 /// Every event: `distinct_id` (the user id, else the anonymous id), `timestamp` (ISO 8601),
 /// `uuid` (from the message id: PostHog drops a repeated one), `$lib`, `$lib_version`,
@@ -51,6 +51,7 @@ public struct PostHogFormat: DeliveryFormat {
     public func postHogEvent(_ event: WireEvent) -> JSON {
         var properties = event.properties
         var name = event.name
+        var distinctId = event.distinctId
         switch event.type {
         case "identify":
             name = "$identify"
@@ -69,7 +70,8 @@ public struct PostHogFormat: DeliveryFormat {
             properties = ["$group_type": .string(groupType), "$group_key": .string(event.groupId ?? ""), "$group_set": .object(event.traits)]
         case "alias":
             name = "$create_alias"
-            properties = ["distinct_id": .string(event.distinctId), "alias": .string(event.previousId ?? "")]
+            distinctId = event.previousId ?? event.distinctId
+            properties = ["distinct_id": .string(distinctId), "alias": .string(event.userId ?? "")]
         default:
             break
         }
@@ -84,7 +86,7 @@ public struct PostHogFormat: DeliveryFormat {
         properties.set("$ip", event.context("ip"))
         if let groupId = event.groupId, event.type != "group" { properties["$groups"] = [groupType: .string(groupId)] }
         return [
-            "event": .string(name), "distinct_id": .string(event.distinctId), "properties": .object(properties),
+            "event": .string(name), "distinct_id": .string(distinctId), "properties": .object(properties),
             "timestamp": event.timestamp, "uuid": .string(event.dedupUUID),
         ]
     }
