@@ -22,6 +22,8 @@ final class VendorServer: @unchecked Sendable {  // immutable after init
         var headers: [String: String] = [:]
         var drop = false
         var body = "{}"
+        /// Seconds the server waits before it answers.
+        var delay = 0.0
     }
 
     private static let script = URL(fileURLWithPath: #filePath)
