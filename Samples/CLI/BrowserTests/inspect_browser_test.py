@@ -49,8 +49,9 @@ RULES = 'ruleset "inspect" version 1\nrule "tag tracks" {\n    only track\n    s
 
 
 def metarouter():
-    # With the tests, as `swift test` builds them: in CI, after it, nothing is built again.
-    subprocess.run(["swift", "build", "--package-path", str(CLI), "--build-tests"], check=True)
+    # With the tests and the flags `.ci/run` builds them with: in CI, after it, nothing is built
+    # again.
+    subprocess.run(["swift", "build", "--package-path", str(CLI), "--build-tests", "-Xswiftc", "-warnings-as-errors"], check=True)
     bin_path = subprocess.run(["swift", "build", "--package-path", str(CLI), "--show-bin-path"], check=True,
                               capture_output=True, text=True).stdout.strip()
     return str(pathlib.Path(bin_path) / "metarouter")
