@@ -3,10 +3,13 @@ import PackageDescription
 
 /// A Hummingbird web service that imports MetaRouter: one analytics instance per tenant write
 /// key, request-scoped identity, an AsyncHTTPClient transport, swift-log, and a
-/// swift-service-lifecycle integration so SIGTERM drains the queue before exit.
+/// swift-service-lifecycle integration so SIGTERM drains the queue before exit. `VaporApp` is
+/// the same service in Vapor, in one short file: `request.analytics` with the request's
+/// identity, logs in swift-log, and a drain when Vapor shuts down (SIGTERM, SIGINT).
 let package = Package(
     name: "ServerApp",
-    platforms: [.macOS(.v14)],
+    // macOS 15, as the Integrations products ask (`Synchronization.Mutex`).
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "MetaRouter", path: "../.."),
         .package(name: "MetaRouterCLI", path: "../CLI"),
@@ -16,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: [
         .target(
@@ -34,6 +38,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "ServerApp", dependencies: ["ServerAppKit"]),
+        .executableTarget(
+            name: "VaporApp",
+            dependencies: [
+                .product(name: "MetaRouter", package: "MetaRouter"),
+                .product(name: "MetaRouterVapor", package: "MetaRouterIntegrations"),
+                .product(name: "MetaRouterServiceLifecycle", package: "MetaRouterIntegrations"),
+                .product(name: "MetaRouterLogging", package: "MetaRouterIntegrations"),
+                .product(name: "Vapor", package: "vapor"),
+            ]
+        ),
         .executableTarget(
             name: "DeliveryBenchmark",
             dependencies: ["ServerAppKit", .product(name: "MetaRouterAsyncHTTPClient", package: "MetaRouterIntegrations")]),

@@ -17,7 +17,8 @@ from PyPI) arrive with its write key read from Basic auth and no wire problems.
 
 Screenshots, light and dark, go to .build/inspect/ at the repository's root.
 
-Usage: python3 Samples/CLI/BrowserTests/inspect_browser_test.py   (builds Samples/CLI first)
+Usage: python3 Samples/CLI/BrowserTests/inspect_browser_test.py [--skip-build]
+(builds Samples/CLI first, unless told its build is there: `.ci/run` built it in its package step)
 """
 import base64
 import http.client
@@ -49,8 +50,8 @@ RULES = 'ruleset "inspect" version 1\nrule "tag tracks" {\n    only track\n    s
 
 
 def metarouter():
-    # With the tests, as `swift test` builds them: in CI, after it, nothing is built again.
-    subprocess.run(["swift", "build", "--package-path", str(CLI), "--build-tests"], check=True)
+    if "--skip-build" not in sys.argv[1:]:
+        subprocess.run(["swift", "build", "--package-path", str(CLI)], check=True)
     bin_path = subprocess.run(["swift", "build", "--package-path", str(CLI), "--show-bin-path"], check=True,
                               capture_output=True, text=True).stdout.strip()
     return str(pathlib.Path(bin_path) / "metarouter")

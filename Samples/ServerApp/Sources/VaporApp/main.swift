@@ -5,8 +5,8 @@ import MetaRouterServiceLifecycle
 import MetaRouterVapor
 import Vapor
 
-// VaporApp serve [--hostname 127.0.0.1] [--port 8080]   (INGESTION_HOST, default http://127.0.0.1:8787;
-// TENANTS, the customers' write keys, comma-separated)
+// swift run --package-path Samples/ServerApp VaporApp serve [--hostname 127.0.0.1] [--port 8080]
+// (INGESTION_HOST, default http://127.0.0.1:8787; TENANTS, the customers' write keys, comma-separated)
 // POST /tenants/{writeKey}/checkout tracks "Checkout Started" for the X-User-Id / X-Anonymous-Id
 // of the request on that tenant's instance. SIGTERM: Vapor stops, then every tenant drains.
 
