@@ -250,7 +250,7 @@ package final class BatchUploader {
 
     /// The batch size once the batch in flight is delivered: it grows back toward the configured
     /// size, never to a size the host refused.
-    private var sizeAfterDelivery: Int { min(options.maxBatchSize, refusedBatchSize - 1, batchSize * 2) }
+    private var sizeAfterDelivery: Int { min(options.maxBatchSize, refusedBatchSize - 1, batchSize > Int.max / 2 ? Int.max : batchSize * 2) }
 
     func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.

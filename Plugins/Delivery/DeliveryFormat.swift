@@ -72,7 +72,7 @@ public enum DeliveryVerdict: Sendable, Hashable {
     package func classification(status: Int) -> ResponseVerdict {
         switch self {
         case .delivered: return .delivered
-        case .retry(let after): return after.map { .throttled(retryAfter: $0) } ?? .retry
+        case .retry(let after): return after.flatMap { $0.isNaN ? nil : .throttled(retryAfter: $0) } ?? .retry
         case .split: return .tooLarge
         case .reject(let reason): return .rejected(status: status, reason: reason)
         }

@@ -6,14 +6,14 @@ import MetaRouterCore
 public struct DurableDestinationOptions: Sendable {
     /// Events per request at most (default 100); a batch is also sent as soon as this many wait.
     public var maxBatchEvents = Defaults.maxBatchSize
-    /// Bytes per request body at most, before gzip (default 500 KB); a larger single event is
-    /// dropped, counted `tooLarge`.
+    /// Bytes of queued events per request at most, before gzip (default 500 KB); an event larger
+    /// than this goes alone (if the host answers 413 for it, it is dropped, counted `tooLarge`).
     public var maxBatchBytes = Defaults.maxBatchBytes
     /// Seconds events wait at most before a timed send (default 10).
     public var flushIntervalSeconds = Defaults.flushIntervalSeconds
-    /// Bytes the destination's disk log may hold (default 50 MiB, at least 64 KiB); past it the
-    /// oldest events are dropped, counted `overflow`. `0` keeps the queue in memory only (the
-    /// newest 2,000 events), lost with the process.
+    /// Bytes the destination's disk log may hold (default 50 MiB, at least 64 KiB), and at most
+    /// 10,000 events; past either the oldest events are dropped, counted `queueFull`. `0` keeps
+    /// the queue in memory only (the newest 2,000 events), lost with the process.
     public var maxDiskBytes = Defaults.maxDiskBytes
     /// Whether request bodies are gzip-compressed (`Content-Encoding: gzip`); off by default.
     public var gzip = false

@@ -55,7 +55,13 @@ package struct FormatWire: UploadWire {
             members["sentAt"] = stamp
             return .object(members)
         }
-        return try format.request(for: DeliveryBatch(events: batch, id: id))
+        let request = try format.request(for: DeliveryBatch(events: batch, id: id))
+        // A URL no transport can reach would fail as a network error and be retried for ever,
+        // holding every later batch: it is the format's mistake, and drops its batch instead.
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
+            throw UnsendableRequest(url: request.url.absoluteString)
+        }
+        return request
     }
 
     /// Failures retry; answers map through the format's verdict.
@@ -126,4 +132,10 @@ final class RecentEvents: Sendable {
             }
         }
     }
+}
+
+/// A format's request whose URL is not an http(s) URL with a host.
+struct UnsendableRequest: Error, CustomStringConvertible {
+    let url: String
+    var description: String { "the request's URL is not an http(s) URL with a host: \(url.prefix(200))" }
 }

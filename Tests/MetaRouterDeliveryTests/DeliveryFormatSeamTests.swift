@@ -51,6 +51,7 @@ import Testing
         #expect(DeliveryVerdict.retry(after: nil).classification(status: 503) == .retry)
         #expect(DeliveryVerdict.retry(after: 2).classification(status: 429) == .throttled(retryAfter: 2))
         #expect(DeliveryVerdict.split.classification(status: 413) == .tooLarge)
+        #expect(DeliveryVerdict.retry(after: .nan).classification(status: 429) == .retry, "NaN is no wait: the backoff applies")
         #expect(DeliveryVerdict.reject(reason: "bad").classification(status: 400) == .rejected(status: 400, reason: "bad"))
     }
 }

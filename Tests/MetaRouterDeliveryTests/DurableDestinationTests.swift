@@ -14,6 +14,9 @@ struct OwnFormat: DeliveryFormat {
 
     func request(for batch: DeliveryBatch) throws -> DeliveryRequest {
         if batch.events.contains(where: { $0["event"] == "Unwritable" }) { throw Unwritable() }
+        if batch.events.contains(where: { $0["event"] == "To A File" }) {
+            return DeliveryRequest(url: URL(fileURLWithPath: "/tmp/nowhere"), body: Data())
+        }
         return DeliveryRequest(
             url: host.appendingPathComponent("own/batch"), headers: ["Content-Type": "application/json", "X-Batch-Id": batch.id],
             body: Data(JSONWriter.bytes(["batch": .array(batch.events)])))
@@ -223,6 +226,34 @@ struct OwnFormat: DeliveryFormat {
             seen.insert(directory.path)
         }
         #expect(seen.count == keys.count)
+    }
+
+    /// Settings at their extremes (`Int.max` events a batch) and a request no transport can send
+    /// (a `file:` URL): the batch is dropped, counted, and the next ones go; nothing traps.
+    @Test func extremeSettingsAndUnsendableRequestsDoNotWedgeTheDestination() async throws {
+        let builtIn = try await Collector.start(), vendor = try await Collector.start()
+        defer { builtIn.stop(); vendor.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = fast(Int.max)
+        options.maxBatchBytes = Int.max
+        let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Own", format: OwnFormat(host: vendor.baseURL), options: options), directory: directory.url)
+        for index in 0..<5 { analytics.track("Step", properties: ["n": index]) }
+        analytics.flush()
+        _ = await eventually { await analytics.getDebugInfo().destinations["Own"]?.sent == 5 }
+        analytics.track("To A File")
+        analytics.flush()
+        _ = await eventually { await analytics.getDebugInfo().destinations["Own"]?.dropped[.rejected] == 1 }
+        for index in 5..<10 { analytics.track("Step", properties: ["n": index]) }
+        let done = await eventually {
+            await analytics.flushAndWait()
+            return await analytics.getDebugInfo().destinations["Own"]?.sent == 10
+        }
+        let own = await analytics.getDebugInfo().destinations["Own"]
+        await analytics.shutdown()
+        #expect(done, "\(String(describing: own))")
+        #expect(own?.dropped[.rejected] == 1)
+        #expect(try await vendor.acceptedEvents().compactMap(\.number) == Array(0..<10))
     }
 }
 
