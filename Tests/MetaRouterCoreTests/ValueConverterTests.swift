@@ -104,6 +104,42 @@ import Testing
         #expect(depth > 20 && depth < 32)
     }
 
+    /// A typed value nested past the parser's own limit (128) loses the too-deep branch only:
+    /// before, the whole value failed to read back and every property was dropped.
+    @Test(arguments: [33, 127, 129, 400])
+    func anEncodableNestedPastEveryLimitKeepsItsSiblings(levels: Int) {
+        final class Node: Encodable {
+            let name = "n\"}]{["
+            let child: Node?
+            init(child: Node?) { self.child = child }
+        }
+        struct Properties: Encodable {
+            let tree: Node
+            let sku = "SHOE-1"
+            let tags = ["a", "b"]
+        }
+        var tree = Node(child: nil)
+        for _ in 0..<levels { tree = Node(child: tree) }
+        let result = ValueConverter.convert(encodable: Properties(tree: tree), root: "properties")
+        #expect(result.value["sku"] == "SHOE-1")
+        #expect(result.value["tags"] == ["a", "b"])
+        #expect(result.issues.count == 1)
+        #expect(result.issues.first?.reason.contains("deeper than 32") == true)
+        #expect(result.value["tree"]?["name"] == "n\"}]{[")
+    }
+
+    /// Reading levels past a depth as null skips them whole, strings with brackets and escapes
+    /// included, and reads what follows them as the plain parser does.
+    @Test func nullingDeepLevelsSkipsThemWhole() throws {
+        let text = #"{"a": {"b": [1, {"c": "x\\\"]}"}, true, -2.5e3, null], "s": "y\"{"}, "after": [1, "}"]}"#
+        let plain = try JSONParser.parse(text)
+        let nulled = try JSONParser.parse(Array(text.utf8), nullingDeeperThan: 2)
+        #expect(nulled["after"] == plain["after"])
+        #expect(nulled["a"]?["s"] == plain["a"]?["s"])
+        #expect(nulled["a"]?["b"] == [.null, .null, .null, .null, .null])
+        #expect(try JSONParser.parse(Array(text.utf8), nullingDeeperThan: 0) == ["a": .null, "after": .null])
+    }
+
     @Test func convertsNestedEncodableValues() {
         struct Item: Encodable {
             let sku: String

@@ -55,6 +55,7 @@ import Testing
         #"{"events": {"E": {"properties": {"type": "object", "required": "a"}}}}"#,
         #"{"events": {"E": {"properties": {"type": "object", "properties": {"s": {"type": "string", "minLength": -1}}}}}}"#,
         #"{"events": {"E": {"properties": {"type": "object", "properties": {"s": {"type": "string", "pattern": "[unclosed"}}}}}}"#,
+        #"{"events": {"E": {"properties": {"type": "object", "properties": {"Caf\#u{E9}": {"type": "string"}, "Cafe\#u{301}": {"type": "string"}}}}}}"#,
     ])
     func aPlanTheDeviceRefusesFailsTheBuildWithTheSameMessage(plan: String) {
         var deviceMessage: String?

@@ -39,6 +39,41 @@ import Testing
         await analytics.shutdown()
     }
 
+    /// Context and integrations given as `JSON`, and an event handed over whole, are held to the
+    /// same limits as properties: a value nested past 32 levels (which the writer would walk
+    /// on the executor's stack) or a non-finite number is dropped alone and reported.
+    @Test func contextIntegrationsAndProcessedEventsDropOnlyTheirBadValues() async {
+        let capture = CapturingDestination()
+        let problems = Problems()
+        var options = localOptions("input-json-\(UUID())", capture: capture)
+        options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        var deep = JSON.string("leaf")
+        for _ in 0..<1_000 { deep = .array([deep]) }
+        let context: [String: JSON] = ["deep": deep, "ratio": .double(.infinity), "campaign": ["source": "mail"]]
+        analytics.track("With Context", properties: ["kept": 1], options: EventOptions(context: context, integrations: ["Vendor": deep, "All": true]))
+        analytics.process(Event(type: .track, event: "Processed", properties: ["deep": deep, "nan": .double(.nan), "kept": 2], context: ["deep": deep]))
+        await analytics.flushAndWait()
+
+        let seen = problems.seen.current
+        #expect(Set(seen.map { String($0.keyPath.prefix { $0 != "[" }) }) == ["context.deep", "context.ratio", "integrations.Vendor", "properties.deep", "properties.nan"])
+        #expect(seen.filter { $0.code == .propertiesTooDeep }.count == 4)
+        #expect(capture.events.map(\.event) == ["With Context", "Processed"])
+        let first = capture.events.first
+        #expect(first?.context["campaign"] == ["source": "mail"] && first?.context["ratio"] == nil)
+        #expect(first?.integrations?["All"] == true)
+        #expect(capture.events.last?.properties?["kept"] == 2 && capture.events.last?.properties?["nan"] == nil)
+        // What is kept of each deep value stops at the limit, as for properties given as values.
+        let kept = [first?.context["deep"], first?.integrations?["Vendor"], capture.events.last?.properties?["deep"], capture.events.last?.context["deep"]]
+        for value in kept {
+            var levels = 0
+            var cursor = value
+            while case .array(let items)? = cursor { levels += 1; cursor = items.first }
+            #expect(levels > 20 && levels < 32, "\(levels) levels kept")
+        }
+        await analytics.shutdown()
+    }
+
     @Test func perCallEventsWithoutIdentityAreCountedUnderTheirCode() async {
         let capture = CapturingDestination()
         var options = localOptions("input-percall-\(UUID())", capture: capture)

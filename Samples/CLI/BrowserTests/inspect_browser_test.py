@@ -17,8 +17,9 @@ from PyPI) arrive with its write key read from Basic auth and no wire problems.
 
 Screenshots, light and dark, go to .build/inspect/ at the repository's root.
 
-Usage: python3 Samples/CLI/BrowserTests/inspect_browser_test.py [--skip-build]
-(builds Samples/CLI first, unless told its build is there: `.ci/run` built it in its package step)
+Usage: python3 Samples/CLI/BrowserTests/inspect_browser_test.py [--skip-build] [--scratch-path DIR]
+(builds Samples/CLI first, unless told its build is there: `.ci/run` built it in its package step,
+in the scratch directory it names)
 """
 import base64
 import http.client
@@ -50,9 +51,11 @@ RULES = 'ruleset "inspect" version 1\nrule "tag tracks" {\n    only track\n    s
 
 
 def metarouter():
-    if "--skip-build" not in sys.argv[1:]:
-        subprocess.run(["swift", "build", "--package-path", str(CLI)], check=True)
-    bin_path = subprocess.run(["swift", "build", "--package-path", str(CLI), "--show-bin-path"], check=True,
+    arguments = sys.argv[1:]
+    scratch = ["--scratch-path", arguments[arguments.index("--scratch-path") + 1]] if "--scratch-path" in arguments else []
+    if "--skip-build" not in arguments:
+        subprocess.run(["swift", "build", "--package-path", str(CLI), *scratch], check=True)
+    bin_path = subprocess.run(["swift", "build", "--package-path", str(CLI), *scratch, "--show-bin-path"], check=True,
                               capture_output=True, text=True).stdout.strip()
     return str(pathlib.Path(bin_path) / "metarouter")
 

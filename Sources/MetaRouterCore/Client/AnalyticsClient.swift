@@ -129,7 +129,7 @@ public final class AnalyticsClient: Sendable {
     ///
     /// - Parameter event: The event; its `messageId` and `timestamp` are kept.
     public func process(_ event: Event) {
-        process(PreparedEvent(event))
+        process(PreparedEvent(events.checked(event)))
     }
 
     /// Hands an event built by ``events`` to the ingress.

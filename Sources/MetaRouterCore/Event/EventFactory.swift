@@ -108,8 +108,27 @@ package struct EventFactory: Sendable {
     private func base(_ type: EventType, _ options: EventOptions?, drawsMessageIdLater: Bool = false, eventName: String? = nil) -> Event {
         Event(
             type: type, messageId: drawsMessageIdLater ? "" : nil, timestamp: timestamp(type, options?.timestamp),
-            anonymousId: options?.anonymousId, userId: options?.userId, event: eventName, context: options?.context ?? [:],
-            integrations: options?.integrations)
+            anonymousId: options?.anonymousId, userId: options?.userId, event: eventName,
+            context: options?.context.map { checked($0, root: "context", call: "\(type.rawValue) call") } ?? [:],
+            integrations: options?.integrations.map { checked($0, root: "integrations", call: "\(type.rawValue) call") })
+    }
+
+    /// An event handed over whole (`process`), without the values JSON cannot carry or the
+    /// writer must not walk (nested deeper than 32 levels, non-finite numbers), each reported.
+    package func checked(_ event: Event) -> Event {
+        var event = event
+        let call = "process \(event.type.rawValue)"
+        if let properties = event.properties { event.properties = checked(properties, root: "properties", call: call) }
+        if let traits = event.traits { event.traits = checked(traits, root: "traits", call: call) }
+        event.context = checked(event.context, root: "context", call: call)
+        if let integrations = event.integrations { event.integrations = checked(integrations, root: "integrations", call: call) }
+        return event
+    }
+
+    private func checked(_ members: [String: JSON], root: String, call: @autoclosure () -> String) -> [String: JSON] {
+        let (value, issues) = ValueConverter.checked(members, root: root)
+        report(issues, call: call())
+        return value
     }
 
     /// The caller's timestamp when it can be written, else the time of the call (reported).

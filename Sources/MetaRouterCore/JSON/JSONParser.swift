@@ -20,8 +20,14 @@ package struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// Values nested deeper than this are skipped and read as `null` (see
+    /// ``parse(_:nullingDeeperThan:)``); `nil` reads every level up to ``maximumDepth``.
+    private let nullingDepth: Int?
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: [UInt8], nullingDeeperThan depth: Int? = nil) {
+        self.bytes = bytes
+        nullingDepth = depth
+    }
 
     /// Parses one complete JSON document from `text`.
     ///
@@ -54,6 +60,24 @@ package struct JSONParser {
         return value
     }
 
+    /// Parses one complete JSON document from UTF-8 `bytes` that a JSON encoder wrote, reading
+    /// each value nested deeper than `depth` as `null` instead of failing past ``maximumDepth``:
+    /// the caller drops the containers that hold them, and keeps their siblings. The skipped
+    /// text is scanned without recursion and only for its brackets and strings.
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON text.
+    ///   - depth: The deepest level read as it is (the top-level value is level 0).
+    /// - Returns: The value.
+    /// - Throws: ``JSONParseError`` with the offset and the reason.
+    package static func parse(_ bytes: [UInt8], nullingDeeperThan depth: Int) throws(JSONParseError) -> JSON {
+        var parser = JSONParser(bytes, nullingDeeperThan: depth)
+        let value = try parser.readValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.error("unexpected trailing characters") }
+        return value
+    }
+
     private func error(_ reason: String) -> JSONParseError {
         JSONParseError(offset: index, reason: reason)
     }
@@ -68,6 +92,10 @@ package struct JSONParser {
     }
 
     private mutating func readValue(depth: Int) throws(JSONParseError) -> JSON {
+        if let nullingDepth, depth > nullingDepth {
+            try skipValue()
+            return .null
+        }
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
         skipWhitespace()
         guard index < bytes.count else { throw error("unexpected end of input") }
@@ -80,6 +108,36 @@ package struct JSONParser {
         case UInt8(ascii: "n"): try expectWord("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try readNumber()
         default: throw error("unexpected character")
+        }
+    }
+
+    /// Moves past one value, however deep, counting brackets outside strings.
+    private mutating func skipValue() throws(JSONParseError) {
+        var open = 0
+        repeat {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["): open += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): open -= 1
+            case UInt8(ascii: "\""):
+                index += 1
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+            default:
+                // A scalar, a comma or a colon: read up to the next bracket, quote or comma.
+                while index + 1 < bytes.count, !Self.endsScalar(bytes[index + 1]) { index += 1 }
+            }
+            index += 1
+        } while open > 0
+        guard index <= bytes.count else { throw error("unexpected end of input") }
+    }
+
+    private static func endsScalar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "\""), UInt8(ascii: ","): return true
+        default: return false
         }
     }
 

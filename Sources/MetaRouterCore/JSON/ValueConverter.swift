@@ -65,6 +65,29 @@ package enum ValueConverter {
         return clean ? mapped : nil
     }
 
+    /// `members` (an event's context, integrations or values given as ``JSON``) without the
+    /// values JSON cannot carry or the writer must not walk: containers nested deeper than
+    /// ``maximumDepth`` and non-finite numbers, each left out and reported. Walks once and
+    /// copies nothing when nothing is wrong.
+    package static func checked(_ members: [String: JSON], root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
+        guard !members.values.allSatisfy({ isSendable($0, depth: 2) }) else { return (members, []) }
+        var issues: [ConversionIssue] = []
+        var kept: [String: JSON] = [:]
+        for (key, member) in members {
+            if let value = limitDepth(member, path: "\(root).\(key)", depth: 2, issues: &issues) { kept[key] = value }
+        }
+        return (kept, issues)
+    }
+
+    private static func isSendable(_ value: JSON, depth: Int) -> Bool {
+        switch value {
+        case .object(let members): return depth <= maximumDepth && members.values.allSatisfy { isSendable($0, depth: depth + 1) }
+        case .array(let items): return depth <= maximumDepth && items.allSatisfy { isSendable($0, depth: depth + 1) }
+        case .double(let number): return number.isFinite
+        default: return true
+        }
+    }
+
     /// Converts any `Encodable` value that encodes as a JSON object.
     package static func convert<Value: Encodable>(encodable: Value, root: String) -> (value: [String: JSON], issues: [ConversionIssue]) {
         var issues: [ConversionIssue] = []
@@ -297,7 +320,9 @@ package enum ValueConverter {
             positiveInfinity: unsendable + "number", negativeInfinity: unsendable + "number", nan: unsendable + "number")
         do {
             let data = try encoder.encode(value)
-            return try JSONParser.parse(data)
+            // Levels past the limit sit inside a container `limitDepth` drops and names: read
+            // them as null rather than failing the whole value at the parser's own limit.
+            return try JSONParser.parse([UInt8](data), nullingDeeperThan: maximumDepth)
         } catch {
             issues.append(ConversionIssue(keyPath: path, reason: "\(type(of: value)) failed to encode: \(error)"))
             return nil
