@@ -25,13 +25,21 @@ package protocol BatchFormat: Sendable {
 package struct MetaRouterBatchFormat: BatchFormat {
     private let writeKey: String
     private let contextCache = ContextEncodingCache()
+    private let shared: LastEncodedEvent?
 
-    /// The format for `writeKey`.
-    package init(writeKey: String) { self.writeKey = writeKey }
+    /// The format for `writeKey`; with `shared` (the instance's, used on its executor only), an
+    /// event another destination of the instance encoded just before is not encoded again.
+    package init(writeKey: String, shared: LastEncodedEvent? = nil) {
+        self.writeKey = writeKey
+        self.shared = shared
+    }
 
     /// Sets `writeKey` and encodes the event.
     package func encode(_ event: Event) -> [UInt8] {
-        event.jsonBytes(writeKey: writeKey, sentAt: nil, encodingContext: contextCache.bytes(for:))
+        guard let shared else { return event.jsonBytes(writeKey: writeKey, sentAt: nil, encodingContext: contextCache.bytes(for:)) }
+        return shared.bytes(for: event, writeKey: writeKey) {
+            event.jsonBytes(writeKey: writeKey, sentAt: nil, encodingContext: contextCache.bytes(for:))
+        }
     }
 
     /// `{"batch":[…]}` with `"sentAt"` appended to each event (in place of its closing brace).

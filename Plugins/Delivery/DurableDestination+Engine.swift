@@ -17,7 +17,7 @@ extension DurableDestination {
     func settings(for analytics: AnalyticsClient, setup: Setup) -> EngineSettings {
         switch setup {
         case .metaRouter(let options):
-            let wire = MetaRouterFormat(writeKey: analytics.configuration.writeKey, endpoint: options.endpoint)
+            let wire = MetaRouterFormat(writeKey: analytics.configuration.writeKey, endpoint: options.endpoint, shared: analytics.lastEncodedEvent)
             return EngineSettings(
                 wire: wire, upload: options.upload, disk: options.disk, transport: options.transport,
                 breakerRandom: options.breakerRandom, onPermanentFailure: options.onPermanentFailure)
@@ -35,7 +35,8 @@ extension DurableDestination {
                 disk = log
             }
             return EngineSettings(
-                wire: FormatWire(format: format, writeKey: analytics.configuration.writeKey), upload: upload, disk: disk, transport: transport)
+                wire: FormatWire(format: format, writeKey: analytics.configuration.writeKey, shared: analytics.lastEncodedEvent),
+                upload: upload, disk: disk, transport: transport)
         }
     }
 

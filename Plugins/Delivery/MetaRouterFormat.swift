@@ -21,8 +21,8 @@ package struct MetaRouterFormat: DeliveryFormat, UploadWire {
     ///   - writeKey: The source's write key, written into every event.
     ///   - endpoint: The batch endpoint.
     ///   - now: The clock `sentAt` is read from.
-    package init(writeKey: String, endpoint: URL, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.init(packing: MetaRouterBatchFormat(writeKey: writeKey), endpoint: endpoint, now: now)
+    package init(writeKey: String, endpoint: URL, shared: LastEncodedEvent? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.init(packing: MetaRouterBatchFormat(writeKey: writeKey, shared: shared), endpoint: endpoint, now: now)
     }
 
     /// The format over `batchFormat`'s bodies and headers, posting to `endpoint`.

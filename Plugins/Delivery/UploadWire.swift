@@ -27,10 +27,11 @@ package struct FormatWire: UploadWire {
     private let writeKey: JSON
     private let recent = RecentEvents()
 
-    /// The wire for `format`, writing `writeKey` into each event as the SDK's format does.
-    package init(format: any DeliveryFormat, writeKey: String) {
+    /// The wire for `format`, writing `writeKey` into each event as the SDK's format does
+    /// (sharing the bytes of an event the instance's other destinations encoded, with `shared`).
+    package init(format: any DeliveryFormat, writeKey: String, shared: LastEncodedEvent? = nil) {
         self.format = format
-        encoder = MetaRouterBatchFormat(writeKey: writeKey)
+        encoder = MetaRouterBatchFormat(writeKey: writeKey, shared: shared)
         self.writeKey = .string(writeKey)
     }
 

@@ -83,6 +83,43 @@ struct OwnFormat: DeliveryFormat {
         #expect(info.destinations["Own"]?.retries == 2)
     }
 
+    /// Destinations that queue an event as it is share one encoding of it; a destination whose
+    /// own plugins change the event encodes its copy, and only it sends the change.
+    @Test func aDestinationsOwnPluginsChangeOnlyWhatItSends() async throws {
+        final class Stamp: Plugin {
+            let type = PluginType.enrichment
+            func execute(event: consuming Event) -> Event? {
+                event.properties?["stamped"] = true
+                return event
+            }
+        }
+        let builtIn = try await Collector.start(), vendor = try await Collector.start(), plain = try await Collector.start()
+        defer { builtIn.stop(); vendor.stop(); plain.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let own = DurableDestination(key: "Own", format: OwnFormat(host: vendor.baseURL), options: fast(10))
+        own.add(plugin: Stamp())
+        let other = UncheckedDestination(DurableDestination(key: "Plain", format: OwnFormat(host: plain.baseURL), options: fast(10)))
+        let analytics = instance(builtIn: builtIn, own: own, directory: directory.url)
+        analytics.add(plugin: other.destination)
+        for index in 0..<20 { analytics.track("Step", properties: ["n": index]) }
+        let done = await eventually {
+            await analytics.flushAndWait()
+            let info = await analytics.getDebugInfo()
+            return info.stats.sent == 20 && info.destinations["Own"]?.sent == 20 && info.destinations["Plain"]?.sent == 20
+        }
+        await analytics.shutdown()
+        #expect(done)
+        let stamped = try await vendor.requests().filter { $0.status == 200 }.flatMap(\.events)
+        let unstamped = try await plain.requests().filter { $0.status == 200 }.flatMap(\.events)
+        let accepted = try await builtIn.acceptedEvents()
+        #expect(stamped.compactMap(\.number) == Array(0..<20) && unstamped.compactMap(\.number) == Array(0..<20))
+        #expect(accepted.compactMap(\.number) == Array(0..<20))
+        #expect(stamped.allSatisfy { $0["properties"]?["stamped"] == true })
+        #expect(unstamped.allSatisfy { $0["properties"]?["stamped"] == nil } && accepted.allSatisfy { $0["properties"]?["stamped"] == nil })
+        #expect(stamped.map { $0["messageId"] } == accepted.map { $0["messageId"] })
+    }
+
     /// 413 halves the batch down to single events (a single one too large is dropped, counted);
     /// 429 waits for `Retry-After`; a 400 drops its batch with the format's reason; a batch
     /// the format cannot write is dropped and the next ones still go.

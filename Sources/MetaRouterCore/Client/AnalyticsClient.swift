@@ -28,6 +28,8 @@ public final class AnalyticsClient: Sendable {
     /// Where this client's input problems are logged, counted and handed to
     /// ``Configuration/onInvalidInput``; plugins that reject input report here too.
     package let inputProblems: InputProblemReporter
+    /// The event its destinations encoded last (on the executor), shared so they encode it once.
+    package let lastEncodedEvent = LastEncodedEvent()
     let executor: PipelineExecutor
     let status = Locked(Status())
 

@@ -13,7 +13,9 @@ import Darwin
 // the SDK could wake it: the main thread sleeps through it in one call.
 // With `baseline` for the host, no SDK: one block on a global queue and one on a serial queue,
 // then the same idle window — what libdispatch itself costs an idle process here.
-// Usage: IdleProbe <ingestionHost | baseline> <storageDirectory> [windowSeconds] [settleSeconds]
+// With `second` after the settle time, the instance also has a `DurableDestination` of its own
+// (a format posting the events to the same host): what a second destination adds while idle.
+// Usage: IdleProbe <ingestionHost | baseline> <storageDirectory> [windowSeconds] [settleSeconds] [second]
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: IdleProbe <ingestionHost | baseline> <storageDirectory> [windowSeconds] [settleSeconds]\n".utf8))
@@ -30,10 +32,27 @@ if arguments[1] == "baseline" {
 } else {
     var options = InitOptions(writeKey: "idle-probe", ingestionHost: arguments[1])
     options.storageDirectory = URL(fileURLWithPath: arguments[2])
+    if arguments.count > 5, arguments[5] == "second", let url = URL(string: arguments[1] + "/second/batch") {
+        options.plugins = { [DurableDestination(key: "Second", format: PostingFormat(url: url))] }
+    }
     let analytics = MetaRouter.Analytics.initialize(with: options)
     for index in 0..<10 { analytics.track("Idle Probe", properties: ["n": index]) }
     await analytics.flushAndWait()
-    delivered = await analytics.getDebugInfo().stats.sent
+    let info = await analytics.getDebugInfo()
+    delivered = info.stats.sent + (info.destinations["Second"]?.sent ?? 0)
+}
+
+/// The events as a JSON array, posted to one URL.
+struct PostingFormat: DeliveryFormat {
+    let url: URL
+
+    func request(for batch: DeliveryBatch) throws -> DeliveryRequest {
+        DeliveryRequest(url: url, headers: ["Content-Type": "application/json"], body: Data(JSON.array(batch.events).description.utf8))
+    }
+
+    func verdict(for response: DeliveryResponse) -> DeliveryVerdict {
+        (200..<300).contains(response.status) ? .delivered : .retry(after: nil)
+    }
 }
 
 func usage() -> (switches: Int, cpu: Double) {
