@@ -35,14 +35,11 @@ package struct FormatWire: UploadWire {
         self.writeKey = .string(writeKey)
     }
 
-    /// The event as the SDK's wire format writes it, without `sentAt`; its JSON is kept for the
-    /// request.
+    /// The event as the SDK's wire format writes it, without `sentAt`; the event is kept for
+    /// the request.
     package func encode(_ event: Event) -> [UInt8] {
         let bytes = encoder.encode(event)
-        var object = event.jsonObject()
-        object["writeKey"] = writeKey
-        object["sentAt"] = nil
-        recent.keep(object, for: event.messageId, size: bytes.count)
+        recent.keep(event, size: bytes.count)
         return bytes
     }
 
@@ -50,9 +47,16 @@ package struct FormatWire: UploadWire {
     /// read back (never seen: the log checks every record) is left out.
     package func request(packed events: [QueuedEvent], id: String, sentAt: Date) throws -> TransportRequest {
         let stamp = JSON.string(Timestamp.string(from: sentAt))
-        let kept = recent.objects(for: events)
+        let kept = recent.events(for: events)
         let batch = zip(events, kept).compactMap { queued, kept -> JSON? in
-            guard var members = kept ?? (try? JSONParser.parse(queued.payload))?.objectValue else { return nil }
+            var members: [String: JSON]
+            if let kept {
+                members = kept.jsonObject()
+                members["writeKey"] = writeKey
+            } else {
+                guard let read = (try? JSONParser.parse(queued.payload))?.objectValue else { return nil }
+                members = read
+            }
             members["sentAt"] = stamp
             return .object(members)
         }
@@ -75,7 +79,7 @@ package struct FormatWire: UploadWire {
     package func bodyAhead(for events: [QueuedEvent], sentAt: Date) -> Data? { nil }
 }
 
-/// The JSON of the events this process queued most recently, in the order they were queued.
+/// The events this process queued most recently, in the order they were queued.
 /// The queue is first in, first out, so a batch is a run of these from the head: a request
 /// walks them in step with its events — no hashing, no re-parse — and drops the ones before
 /// its first event (delivered, dropped or evicted by then). Bounded by count and by the events'
@@ -85,9 +89,8 @@ final class RecentEvents: Sendable {
     private static let maxCount = 4_096
     private static let maxBytes = 4 << 20
     private struct Kept {
-        let messageId: String
         let size: Int
-        let object: [String: JSON]
+        let event: Event
     }
     private struct State {
         var kept: [Kept] = []
@@ -107,9 +110,9 @@ final class RecentEvents: Sendable {
     }
     private let state = Locked(State())
 
-    func keep(_ object: [String: JSON], for messageId: String, size: Int) {
+    func keep(_ event: Event, size: Int) {
         state.withLock { state in
-            state.kept.append(Kept(messageId: messageId, size: size, object: object))
+            state.kept.append(Kept(size: size, event: event))
             state.bytes += size
             let tooMany = state.kept.count - state.head - Self.maxCount
             if tooMany > 0 { state.dropFront(to: state.head + tooMany) }
@@ -117,19 +120,19 @@ final class RecentEvents: Sendable {
         }
     }
 
-    /// The kept JSON of `events`, in their order (`nil` where an event is not kept).
-    func objects(for events: [QueuedEvent]) -> [[String: JSON]?] {
+    /// The kept events of `events`, in their order (`nil` where an event is not kept).
+    func events(for events: [QueuedEvent]) -> [Event?] {
         state.withLock { state in
             guard let first = events.first,
-                let start = state.kept[state.head...].firstIndex(where: { $0.messageId == first.messageId })
+                let start = state.kept[state.head...].firstIndex(where: { $0.event.messageId == first.messageId })
             else { return Array(repeating: nil, count: events.count) }
             state.dropFront(to: start)
             var cursor = state.head
             return events.map { event in
-                guard cursor < state.kept.count, state.kept[cursor].messageId == event.messageId, state.kept[cursor].size == event.payload.count
+                guard cursor < state.kept.count, state.kept[cursor].event.messageId == event.messageId, state.kept[cursor].size == event.payload.count
                 else { return nil }
                 cursor += 1
-                return state.kept[cursor - 1].object
+                return state.kept[cursor - 1].event
             }
         }
     }

@@ -84,8 +84,11 @@ enum ClientFactory {
             client.disable(reason: reason)
             return .inert(Analytics.Parts(engine: client, options: options, configurationError: reason, pillarSlots: PillarSlots()))
         }
-        let directory = options.storageDirectory ?? StorageFiles.defaultDirectory(writeKey: options.writeKey)
-        let storage = options.keyValueStore ?? defaultStore(directory: directory, logger: logger)
+        // The default directory is made from its path, and the identity file's URL from the same
+        // path: URL appending and `URL.path` each cost an app's first `initialize` a runtime lookup.
+        let defaultPath = options.storageDirectory == nil ? StorageFiles.defaultDirectoryPath(writeKey: options.writeKey) : nil
+        let directory = options.storageDirectory ?? URL(fileURLWithPath: defaultPath ?? "", isDirectory: true)
+        let storage = options.keyValueStore ?? defaultStore(directoryPath: defaultPath ?? directory.path, logger: logger)
         var configuration = Configuration(
             writeKey: options.writeKey, logger: logger, clock: clock, storage: storage,
             storageDirectory: directory, application: options.application)
@@ -255,11 +258,11 @@ enum ClientFactory {
         #endif
     }
 
-    private static func defaultStore(directory: URL, logger: AnalyticsLogger) -> any KeyValueStore {
+    private static func defaultStore(directoryPath: @autoclosure () -> String, logger: AnalyticsLogger) -> any KeyValueStore {
         #if canImport(Darwin)
         return UserDefaultsKeyValueStore()
         #else
-        return FileKeyValueStore(file: directory.appendingPathComponent("identity.json"), logger: logger)
+        return FileKeyValueStore(file: URL(fileURLWithPath: directoryPath() + "/identity.json", isDirectory: false), logger: logger)
         #endif
     }
 }

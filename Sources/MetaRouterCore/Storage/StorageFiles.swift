@@ -97,9 +97,16 @@ package enum StorageFiles {
 
     /// The default directory for one write key: `<base>/metarouter/<hash of key>`, where base is
     /// Application Support on Apple platforms and `$XDG_DATA_HOME` or `~/.local/share` on Linux.
+    /// Made from one path, with no URL appending: an app's first `initialize` pays for it, and
+    /// the first `appendingPathComponent` in a process costs it a runtime lookup (and a `stat`
+    /// without a directory hint).
     package static func defaultDirectory(writeKey: String) -> URL {
-        base().appendingPathComponent("metarouter", isDirectory: true)
-            .appendingPathComponent(namespace(for: writeKey), isDirectory: true)
+        URL(fileURLWithPath: defaultDirectoryPath(writeKey: writeKey), isDirectory: true)
+    }
+
+    /// The path of ``defaultDirectory(writeKey:)``.
+    package static func defaultDirectoryPath(writeKey: String) -> String {
+        basePath() + "/metarouter/" + namespace(for: writeKey)
     }
 
     /// A stable, filename-safe namespace for a write key (FNV-1a 64, hex), so the key itself
@@ -117,24 +124,31 @@ package enum StorageFiles {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func base() -> URL {
+    private static func basePath() -> String {
         #if canImport(Darwin)
         if let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
-            return support
+            return support.path
         }
         #endif
-        return linuxBase(environment: ProcessInfo.processInfo.environment)
+        // `getenv`, not `ProcessInfo`: its first use copies the whole environment into a dictionary.
+        return linuxBasePath { name in getenv(name).map { String(cString: $0) } }
     }
 
     /// `$XDG_DATA_HOME`, else `$HOME/.local/share`, else the passwd home's: as every Linux tool
     /// resolves it. Relative values are ignored, as the XDG specification says.
     static func linuxBase(environment: [String: String]) -> URL {
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            return URL(fileURLWithPath: xdg, isDirectory: true)
-        }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home, isDirectory: true)
-            .appendingPathComponent(".local", isDirectory: true)
-            .appendingPathComponent("share", isDirectory: true)
+        URL(fileURLWithPath: linuxBasePath { environment[$0] }, isDirectory: true)
+    }
+
+    private static func linuxBasePath(_ variable: (String) -> String?) -> String {
+        if let xdg = variable("XDG_DATA_HOME"), xdg.hasPrefix("/") { return trimmingTrailingSlashes(xdg) }
+        let home = variable("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        return trimmingTrailingSlashes(home) + "/.local/share"
+    }
+
+    private static func trimmingTrailingSlashes(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.last == "/" { path = path.dropLast() }
+        return String(path)
     }
 }
