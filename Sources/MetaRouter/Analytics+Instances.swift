@@ -7,8 +7,8 @@ public typealias AnalyticsInterface = Analytics
 extension Analytics {
     /// One instance per write key. Held across `fork()`, so a child, whose calls pass through
     /// it, never inherits it held (``ForkGuard``).
-    private static let registry: Locked<[String: Analytics]> = {
-        let registry = Locked<[String: Analytics]>([:])
+    private static let registry: Locked<InstanceTable> = {
+        let registry = Locked(InstanceTable())
         ForkGuard.holdAcrossFork(HeldAcrossFork(registry))
         return registry
     }()
@@ -115,10 +115,7 @@ extension Analytics {
     ///   or on disk.
     @discardableResult
     public static func shutdownAll(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
-        let instances = registry.withLock { instances -> [Analytics] in
-            defer { instances = [:] }
-            return Array(instances.values)
-        }
+        let instances = registry.withLock { $0.removeAll() }
         var all = instances.map(\.parts)
         if let bound = sharedSlot.bound, !all.contains(where: { $0.engine === bound.engine }) { all.append(bound) }
         sharedSlot.unbind()
