@@ -145,7 +145,10 @@ package final class BatchUploader {
     /// Drops everything queued. A batch in flight stays in flight — no second request starts
     /// beside it — and is not requeued: its answer reports it once, as sent or as dropped by
     /// the reset.
-    package func reset() { discardQueued(reason: .reset) }
+    package func reset() {
+        discardQueued(reason: .reset)
+        analytics?.lastEncodedEvent.clear()
+    }
 
     /// Drops every event not yet delivered, counted under `reason`; a batch in flight is
     /// abandoned (its answer then counts it: delivered, or dropped as `reset`).

@@ -50,7 +50,9 @@ import Testing
         let analytics = MetaRouter.Analytics.instance(for: options)
         var deep = JSON.string("leaf")
         for _ in 0..<1_000 { deep = .array([deep]) }
-        let context: [String: JSON] = ["deep": deep, "ratio": .double(.infinity), "campaign": ["source": "mail"]]
+        // Text the SDK's own encoder would use as a mark is the app's text here, kept as it is.
+        let marked = JSON.string("\u{10FFFD}\u{E000}metarouter-unsendable:number")
+        let context: [String: JSON] = ["deep": deep, "ratio": .double(.infinity), "campaign": ["source": "mail"], "note": marked]
         analytics.track("With Context", properties: ["kept": 1], options: EventOptions(context: context, integrations: ["Vendor": deep, "All": true]))
         analytics.process(Event(type: .track, event: "Processed", properties: ["deep": deep, "nan": .double(.nan), "kept": 2], context: ["deep": deep]))
         await analytics.flushAndWait()
@@ -60,7 +62,7 @@ import Testing
         #expect(seen.filter { $0.code == .propertiesTooDeep }.count == 4)
         #expect(capture.events.map(\.event) == ["With Context", "Processed"])
         let first = capture.events.first
-        #expect(first?.context["campaign"] == ["source": "mail"] && first?.context["ratio"] == nil)
+        #expect(first?.context["campaign"] == ["source": "mail"] && first?.context["ratio"] == nil && first?.context["note"] == marked)
         #expect(first?.integrations?["All"] == true)
         #expect(capture.events.last?.properties?["kept"] == 2 && capture.events.last?.properties?["nan"] == nil)
         // What is kept of each deep value stops at the limit, as for properties given as values.

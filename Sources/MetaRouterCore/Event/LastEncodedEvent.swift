@@ -22,4 +22,11 @@ package final class LastEncodedEvent: @unchecked Sendable {  // read and written
         bytes = fresh
         return fresh
     }
+
+    /// Lets go of the event and its bytes (reset, forget: nothing of the user's stays in memory).
+    package func clear() {
+        storage = nil
+        writeKey = ""
+        bytes = []
+    }
 }

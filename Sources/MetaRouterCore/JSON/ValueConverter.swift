@@ -74,7 +74,7 @@ package enum ValueConverter {
         var issues: [ConversionIssue] = []
         var kept: [String: JSON] = [:]
         for (key, member) in members {
-            if let value = limitDepth(member, path: "\(root).\(key)", depth: 2, issues: &issues) { kept[key] = value }
+            if let value = limitDepth(member, path: "\(root).\(key)", depth: 2, readsMarks: false, issues: &issues) { kept[key] = value }
         }
         return (kept, issues)
     }
@@ -271,26 +271,28 @@ package enum ValueConverter {
         return nil
     }
 
-    /// Drops containers of an already-typed value that sit deeper than the limit.
-    private static func limitDepth(_ value: JSON, path: String, depth: Int, issues: inout [ConversionIssue]) -> JSON? {
+    /// Drops containers of an already-typed value that sit deeper than the limit, and
+    /// non-finite numbers; with `readsMarks`, also the values `encode` marked unsendable (a value
+    /// the app gave as ``JSON`` was never through `encode`, and its text is kept as it is).
+    private static func limitDepth(_ value: JSON, path: String, depth: Int, readsMarks: Bool = true, issues: inout [ConversionIssue]) -> JSON? {
         switch value {
         case .object(let members):
             guard depth <= maximumDepth else { return tooDeep(path, &issues) }
             var kept: [String: JSON] = [:]
             for (key, member) in members {
-                if let child = limitDepth(member, path: "\(path).\(key)", depth: depth + 1, issues: &issues) { kept[key] = child }
+                if let child = limitDepth(member, path: "\(path).\(key)", depth: depth + 1, readsMarks: readsMarks, issues: &issues) { kept[key] = child }
             }
             return .object(kept)
         case .array(let items):
             guard depth <= maximumDepth else { return tooDeep(path, &issues) }
             var kept: [JSON] = []
             for (index, item) in items.enumerated() {
-                if let child = limitDepth(item, path: "\(path)[\(index)]", depth: depth + 1, issues: &issues) { kept.append(child) }
+                if let child = limitDepth(item, path: "\(path)[\(index)]", depth: depth + 1, readsMarks: readsMarks, issues: &issues) { kept.append(child) }
             }
             return .array(kept)
         case .double(let number) where !number.isFinite:
             return nonFinite(ValuePath(path), &issues)
-        case .string(let text) where text.hasPrefix(unsendable):
+        case .string(let text) where readsMarks && text.hasPrefix(unsendable):
             let what = text.dropFirst(unsendable.count)
             if what.hasPrefix("date:") { return unwritable(Double(what.dropFirst(5)) ?? .nan, path, &issues) }
             return nonFinite(ValuePath(path), &issues)
