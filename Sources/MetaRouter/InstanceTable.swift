@@ -1,7 +1,8 @@
 /// The instances of a process by write key: a list while there are few (an app's one or two),
 /// a dictionary once there are more (a server's tenants). The first `[String: …]` dictionary a
-/// process makes costs it a runtime lookup of `String: Hashable` across every loaded image
-/// (about 170 µs on Linux), which an app's first `initialize` need not pay for one entry.
+/// process makes costs it a runtime lookup of `String: Hashable` across every loaded image,
+/// which an app's first `initialize` need not pay for one entry (`Benchmarks/README.md`,
+/// "Start-up").
 struct InstanceTable {
     /// Up to this many entries are kept in a list, searched in order.
     private static let listed = 8
