@@ -151,7 +151,7 @@ package final class BatchUploader {
     }
 
     /// Drops every event not yet delivered, counted under `reason`; a batch in flight is
-    /// abandoned (its answer then counts it: delivered, or dropped as `reset`).
+    /// abandoned (its answer then counts it: delivered, or dropped under `reason`).
     package func discardQueued(reason: DropReason) {
         analytics?.assertOnExecutor()
         retryTimer?.cancel()
@@ -159,7 +159,7 @@ package final class BatchUploader {
         retries.restartDelay()
         var removed = store.removeAll()
         if let current = inFlight, !current.abandoned {
-            inFlight?.abandoned = true
+            inFlight?.abandonedFor = reason
             removed.removeFirst(min(removed.count, current.batch.events.count))
         }
         if !removed.isEmpty { drop(removed, reason: reason, status: nil) }
@@ -266,7 +266,7 @@ package final class BatchUploader {
         }
         let now = analytics.configuration.clock.uptime()
         let verdict = wire.classify(outcome, now: analytics.configuration.clock.now())
-        if current.abandoned { return settleAbandoned(batch, verdict: verdict) }
+        if let reason = current.abandonedFor { return settleAbandoned(batch, verdict: verdict, reason: reason) }
         // A durable store keeps less in memory while nothing can leave.
         switch verdict {
         case .retry, .throttled: store.noteHost(failing: true)
@@ -338,12 +338,13 @@ package final class BatchUploader {
         scheduleRetry(after: wait)
     }
 
-    /// The answer to a batch that a reset abandoned: reported once, never requeued.
-    private func settleAbandoned(_ batch: PendingBatch, verdict: ResponseVerdict) {
+    /// The answer to a batch whose queue was dropped meanwhile (for `reason`): reported once,
+    /// never requeued.
+    private func settleAbandoned(_ batch: PendingBatch, verdict: ResponseVerdict, reason: DropReason) {
         if case .delivered = verdict {
             statsBox.withLock { $0.sent += batch.events.count }
         } else {
-            drop(batch.events, reason: .reset, status: nil)
+            drop(batch.events, reason: reason, status: nil)
         }
         sendMore()
     }

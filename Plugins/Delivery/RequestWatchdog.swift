@@ -55,6 +55,9 @@ struct InFlightRequest {
     /// When it left, in monotonic seconds.
     let started: TimeInterval
     let batch: PendingBatch
-    /// A reset dropped the queue while this was in flight: its answer only reports it.
-    var abandoned = false
+    /// Why the queue was dropped while this was in flight (a reset, a consent withdrawn): its
+    /// answer only reports it, under that reason.
+    var abandonedFor: DropReason?
+    /// Whether the queue was dropped while this was in flight.
+    var abandoned: Bool { abandonedFor != nil }
 }
