@@ -10,13 +10,18 @@ import Testing
         let seen = Locked<[InputProblem]>([])
     }
 
+    /// An instance capturing its events into `capture`, its input problems into `problems`.
+    private func instance(_ name: String, capture: CapturingDestination, problems: Problems, logs: RecordingLogSink = RecordingLogSink()) -> MetaRouter.Analytics {
+        var options = localOptions("\(name)-\(UUID())", capture: capture, logs: logs)
+        options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
+        return MetaRouter.Analytics.instance(for: options)
+    }
+
     @Test func eachProblemHasAStableCodeACountAndReachesTheCallback() async {
         let capture = CapturingDestination()
         let problems = Problems()
         let logs = RecordingLogSink()
-        var options = localOptions("input-\(UUID())", capture: capture, logs: logs)
-        options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = instance("input", capture: capture, problems: problems, logs: logs)
         var deep: Any = "leaf"
         for _ in 0..<40 { deep = [deep] }
         analytics.track("Bad Values", properties: ["nan": Double.nan, "object": NSObject(), "deep": deep, "keys": [1: "x"], "kept": 1])
@@ -45,9 +50,7 @@ import Testing
     @Test func contextIntegrationsAndProcessedEventsDropOnlyTheirBadValues() async {
         let capture = CapturingDestination()
         let problems = Problems()
-        var options = localOptions("input-json-\(UUID())", capture: capture)
-        options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = instance("input-json", capture: capture, problems: problems)
         var deep = JSON.string("leaf")
         for _ in 0..<1_000 { deep = .array([deep]) }
         // Text the SDK's own encoder would use as a mark is the app's text here, kept as it is.
@@ -90,9 +93,7 @@ import Testing
     @Test func aTimestampThatCannotBeWrittenIsReportedAndReplacedByTheTimeOfTheCall() async {
         let capture = CapturingDestination()
         let problems = Problems()
-        var options = localOptions("input-timestamp-\(UUID())", capture: capture)
-        options.onInvalidInput = { problem in problems.seen.withLock { $0.append(problem) } }
-        let analytics = MetaRouter.Analytics.instance(for: options)
+        let analytics = instance("input-timestamp", capture: capture, problems: problems)
         let hostile: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300, 9.3e15, -6.3e10, 2.6e11]
         let before = Date()
         for (index, seconds) in hostile.enumerated() {

@@ -113,13 +113,13 @@ package struct JSONParser {
 
     /// Moves past one value, however deep, counting brackets outside strings.
     private mutating func skipValue() throws(JSONParseError) {
-        var open = 0
+        var unclosed = 0
         repeat {
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
             switch bytes[index] {
-            case UInt8(ascii: "{"), UInt8(ascii: "["): open += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): open -= 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["): unclosed += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): unclosed -= 1
             case UInt8(ascii: "\""):
                 index += 1
                 while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
@@ -130,7 +130,7 @@ package struct JSONParser {
                 while index + 1 < bytes.count, !Self.endsScalar(bytes[index + 1]) { index += 1 }
             }
             index += 1
-        } while open > 0
+        } while unclosed > 0
         guard index <= bytes.count else { throw error("unexpected end of input") }
     }
 
