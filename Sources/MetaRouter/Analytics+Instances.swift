@@ -64,7 +64,7 @@ extension Analytics {
         let prepared = ClientFactory.prepare(options)
         let (analytics, created) = registry.withLock { instances -> (Analytics, Bool) in
             if let existing = instances[options.writeKey] { return (existing, false) }
-            let made = Analytics(prepared.start())
+            let made = Analytics(prepared.start(after: instances.predecessorGate(for: options.writeKey)))
             if made.configurationError == nil { instances[options.writeKey] = made }
             return (made, true)
         }
@@ -76,14 +76,20 @@ extension Analytics {
         return analytics
     }
 
-    /// Removes a shut-down instance from the registry (and from `shared`), so the next
-    /// request for its write key creates a live one.
-    static func forget(_ parts: Parts) {
-        let key = parts.options.writeKey
-        registry.withLock { instances in
-            if instances[key]?.engine === parts.engine { instances[key] = nil }
-        }
+    /// Takes an instance about to shut down out of the registry (and out of `shared`, which
+    /// keeps later calls for the next `initialize(with:)`), so the next request for its write
+    /// key makes a new instance — one that starts only once this one has finished
+    /// (``finishClosing(_:)``): two engines never share an event log. Returns `false` when the
+    /// registry does not hold it.
+    static func beginClosing(_ parts: Parts) -> Bool {
+        let listed = registry.withLock { $0.beginClosing(key: parts.options.writeKey, engine: parts.engine) }
         sharedSlot.unbind(parts.engine)
+        return listed
+    }
+
+    /// Lets the instance waiting for `parts`' to finish shutting down start.
+    static func finishClosing(_ parts: Parts) {
+        registry.withLock { $0.finishClosing(parts.engine) }?.open()
     }
 
     /// Initializes and waits until the instance is ready (plugins configured, identity
@@ -115,12 +121,18 @@ extension Analytics {
     ///   or on disk.
     @discardableResult
     public static func shutdownAll(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
-        let instances = registry.withLock { $0.removeAll() }
+        let instances = registry.withLock { $0.beginClosingAll() }
         var all = instances.map(\.parts)
         if let bound = sharedSlot.bound, !all.contains(where: { $0.engine === bound.engine }) { all.append(bound) }
         sharedSlot.unbind()
         return await withTaskGroup(of: Bool.self) { group in
-            for parts in all { group.addTask { await Analytics(parts).shutdown(timeout: timeout) } }
+            for parts in all {
+                group.addTask {
+                    let finished = await parts.engine.shutdown(timeout: timeout)
+                    finishClosing(parts)
+                    return finished
+                }
+            }
             return await group.reduce(true) { $0 && $1 }
         }
     }

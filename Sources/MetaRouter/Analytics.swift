@@ -295,8 +295,10 @@ public final class Analytics: Sendable {
     /// later calls are dropped. When `timeout` passes with a request still out, delivery stops
     /// anyway: the event log is closed and released as this returns, and the interrupted batch
     /// is sent again, under its `Idempotency-Key`, by the next instance that opens the log. The
-    /// instance is forgotten: ``instance(for:)`` with its write key then creates a new one.
-    /// On ``shared`` before an instance is bound, does nothing.
+    /// instance is forgotten as the shutdown begins: ``instance(for:)`` with its write key then
+    /// creates a new one, which keeps its calls in order and opens the log only once this one
+    /// has finished; ``shared``, bound to it, keeps its calls for the next
+    /// ``initialize(with:)``. On ``shared`` before an instance is bound, does nothing.
     ///
     /// - Parameter timeout: Seconds to wait for the plugins.
     /// - Returns: Whether every accepted event was delivered or written to disk in time.
@@ -305,8 +307,9 @@ public final class Analytics: Sendable {
         guard let current = fixed ?? slot?.bound else { return true }
         // A fork() child takes none of the parent's locks, the registry's included.
         guard !current.engine.isInForkedChild else { return await current.engine.shutdown(timeout: timeout) }
+        let listed = Self.beginClosing(current)
         let finished = await current.engine.shutdown(timeout: timeout)
-        Self.forget(current)
+        if listed { Self.finishClosing(current) }
         return finished
     }
 

@@ -13,14 +13,19 @@ enum ClientFactory {
         case ready(Ready)
 
         /// The instance: the inert one, or a new client whose executor builds and configures
-        /// the plugins on its own thread.
-        func start() -> Analytics.Parts {
+        /// the plugins on its own thread — once `predecessor` opens, when given (the instance
+        /// the write key had is still shutting down).
+        func start(after predecessor: PredecessorGate? = nil) -> Analytics.Parts {
             switch self {
             case .inert(let client): return client
             case .ready(let ready):
                 let options = ready.options
                 let slots = ready.slots
-                let client = AnalyticsClient(configuration: ready.configuration) {
+                var configuration = ready.configuration
+                if let predecessor {
+                    configuration.startGate = configuration.startGate.map { StartGates(first: predecessor, then: $0) } ?? predecessor
+                }
+                let client = AnalyticsClient(configuration: configuration) {
                     let plugins = ClientFactory.startingPlugins(ready)
                     slots.fill(from: plugins)
                     return plugins
@@ -92,7 +97,7 @@ enum ClientFactory {
         var configuration = Configuration(
             writeKey: options.writeKey, logger: logger, clock: clock, storage: storage,
             storageDirectory: directory, application: options.application)
-        configuration.protectedData = protectedDataGate()
+        configuration.startGate = protectedDataGate()
         configuration.maxPendingEvents = options.maxPendingEvents
         configuration.onInvalidInput = options.onInvalidInput
         #if Entitlements
@@ -250,7 +255,7 @@ enum ClientFactory {
 
     /// iOS, tvOS, visionOS, Catalyst: wait for protected data before touching the store or the
     /// event log (an app may be launched before the first unlock). Elsewhere nothing to wait for.
-    private static func protectedDataGate() -> (any ProtectedDataGate)? {
+    private static func protectedDataGate() -> (any StartGate)? {
         #if canImport(UIKit) && !os(watchOS)
         return UIKitProtectedDataGate()
         #else

@@ -42,12 +42,52 @@ struct InstanceTable {
         }
     }
 
-    /// Every instance, and none after.
-    mutating func removeAll() -> [Analytics] {
+    /// Every entry, and none after.
+    private mutating func removeAll() -> [Entry] {
         defer { storage = .few([]) }
         switch storage {
-        case .few(let entries): return entries.map(\.instance)
-        case .many(let instances): return Array(instances.values)
+        case .few(let entries): return entries
+        case .many(let instances): return instances.map(Entry.init)
         }
+    }
+
+    // MARK: Instances shutting down
+
+    /// An instance shutting down: a new instance for its key waits behind `gate`.
+    private struct Closing {
+        let key: String
+        let engine: AnalyticsClient
+        let gate: PredecessorGate
+    }
+    private var closing: [Closing] = []
+
+    /// The gate a new instance for `key` must wait behind: the one of the instance for `key`
+    /// that began shutting down last, while it has not finished.
+    func predecessorGate(for key: String) -> PredecessorGate? {
+        closing.last { $0.key == key }?.gate
+    }
+
+    /// Takes the instance whose engine is `engine` out of the table, listed as shutting down
+    /// until ``finishClosing(_:)``. Returns `false` when the table does not hold it (an inert
+    /// instance, or one shutting down already).
+    mutating func beginClosing(key: String, engine: AnalyticsClient) -> Bool {
+        guard self[key]?.engine === engine else { return false }
+        self[key] = nil
+        closing.append(Closing(key: key, engine: engine, gate: PredecessorGate()))
+        return true
+    }
+
+    /// Every instance, taken out and listed as shutting down.
+    mutating func beginClosingAll() -> [Analytics] {
+        let all = removeAll()
+        closing += all.map { Closing(key: $0.key, engine: $0.instance.engine, gate: PredecessorGate()) }
+        return all.map(\.instance)
+    }
+
+    /// Ends the listing of `engine` as shutting down; returns the gate to open (outside the
+    /// lock: opening starts the instance waiting behind it).
+    mutating func finishClosing(_ engine: AnalyticsClient) -> PredecessorGate? {
+        guard let index = closing.firstIndex(where: { $0.engine === engine }) else { return nil }
+        return closing.remove(at: index).gate
     }
 }

@@ -19,13 +19,13 @@ package enum UIKitApplication {
 }
 
 /// Opens once iOS reports protected data available (the device was unlocked since boot).
-package struct UIKitProtectedDataGate: ProtectedDataGate {
+package struct UIKitProtectedDataGate: StartGate {
     package init() {}
 
     /// Checks on the main actor; when protected data is not yet available, waits for the
     /// notification that it became so. The observer stays registered (one per instance started
     /// while locked) and does nothing after the first notification.
-    package func whenAvailable(_ body: @escaping @Sendable () -> Void) {
+    package func whenOpen(_ body: @escaping @Sendable () -> Void) {
         Task { @MainActor in
             guard let application = UIKitApplication.shared(), !application.isProtectedDataAvailable else { return body() }
             let opened = Locked(false)

@@ -83,7 +83,7 @@ public final class AnalyticsClient: Sendable {
         events = EventFactory(clock: configuration.clock, problems: inputProblems)
         executor = PipelineExecutor(
             label: "io.metarouter.executor.\(StorageFiles.namespace(for: configuration.writeKey))",
-            held: configuration.protectedData != nil, maxPendingEvents: configuration.maxPendingEvents)
+            held: configuration.startGate != nil, maxPendingEvents: configuration.maxPendingEvents)
         if let known { status.withLock { $0.plugins = known } }
         executor.submit(.operation { [self] timeline in
             let plugins = makePlugins()
@@ -96,15 +96,13 @@ public final class AnalyticsClient: Sendable {
             for plugin in plugins { timeline.add(plugin) }
             status.withLock { if $0.lifecycle == .initializing { $0.lifecycle = .ready } }
         })
-        if let gate = configuration.protectedData {
+        if let gate = configuration.startGate {
             let waiting = Locked(true)
-            gate.whenAvailable { [executor] in
+            gate.whenOpen { [executor] in
                 waiting.withLock { $0 = false }
                 executor.release()
             }
-            if waiting.current {
-                configuration.logger.info("sdk.waiting_for_protected_data: waiting for protected data (the device has not been unlocked since it started); calls are kept in order")
-            }
+            if waiting.current { configuration.logger.info(gate.waitingMessage) }
         }
     }
 

@@ -41,9 +41,9 @@ package struct Configuration: Sendable {
     package var storageDirectory: URL?
     /// The host application.
     package var application: ApplicationInfo
-    /// When set, the client configures its plugins only once the gate reports protected data
-    /// available; calls made before wait in memory, in order (iOS prewarming).
-    package var protectedData: (any ProtectedDataGate)?
+    /// When set, the client configures its plugins only once the gate opens; calls made before
+    /// wait in memory, in order (iOS prewarming, a predecessor still shutting down).
+    package var startGate: (any StartGate)?
     /// Events waiting for the executor at most (default 50,000, about 75 MB). Beyond it, new
     /// events are dropped at the call and counted (`getDebugInfo().overflowedEvents`), with
     /// one log line per 10 s: callers that outrun the pipeline for good cannot grow the heap

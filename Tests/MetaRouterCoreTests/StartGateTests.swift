@@ -5,11 +5,11 @@ import Testing
 @testable import MetaRouterCore
 
 /// A gate the test opens by hand, as iOS would at the first unlock.
-private final class ManualGate: ProtectedDataGate, @unchecked Sendable {  // `waiting` is only touched under `lock`
+private final class ManualGate: StartGate, @unchecked Sendable {  // `waiting` is only touched under `lock`
     private let lock = NSLock()
     private var waiting: [@Sendable () -> Void] = []
 
-    func whenAvailable(_ body: @escaping @Sendable () -> Void) {
+    func whenOpen(_ body: @escaping @Sendable () -> Void) {
         lock.withLock { waiting.append(body) }
     }
 
@@ -33,14 +33,14 @@ private final class StoreReadingPlugin: Plugin, @unchecked Sendable {  // `confi
     }
 }
 
-@Suite struct ProtectedDataGateTests {
+@Suite struct StartGateTests {
     @Test func nothingIsConfiguredOrPersistedUntilProtectedDataIsAvailable() async {
         let gate = ManualGate()
         let store = InMemoryKeyValueStore()
         let capture = CapturingDestination()
         let reader = StoreReadingPlugin()
         var configuration = Configuration(writeKey: "prewarm", logger: AnalyticsLogger(sink: SilentSink()), storage: store)
-        configuration.protectedData = gate
+        configuration.startGate = gate
         let client = AnalyticsClient(configuration: configuration, plugins: [reader, capture])
         for index in 0..<50 { client.track("locked-\(index)") }
         // Held: nothing has run, so nothing can run until the gate opens.
@@ -60,7 +60,7 @@ private final class StoreReadingPlugin: Plugin, @unchecked Sendable {  // `confi
     @Test func aGateThatIsOpenAlreadyCostsNothing() async {
         let capture = CapturingDestination()
         var configuration = Configuration(writeKey: "unlocked", logger: AnalyticsLogger(sink: SilentSink()))
-        configuration.protectedData = OpenGate()
+        configuration.startGate = OpenGate()
         let client = AnalyticsClient(configuration: configuration, plugins: [capture])
         client.track("a")
         await client.settle()
@@ -68,6 +68,6 @@ private final class StoreReadingPlugin: Plugin, @unchecked Sendable {  // `confi
     }
 }
 
-private struct OpenGate: ProtectedDataGate {
-    func whenAvailable(_ body: @escaping @Sendable () -> Void) { body() }
+private struct OpenGate: StartGate {
+    func whenOpen(_ body: @escaping @Sendable () -> Void) { body() }
 }

@@ -1,0 +1,159 @@
+import Foundation
+import MetaRouter
+import MetaRouterTesting
+import Testing
+
+/// An instance asked for while the one its write key had is still shutting down: it is a new
+/// instance at once, keeps its calls in order, and opens the event log only once its
+/// predecessor has finished, so two engines never share a log; nothing either accepted is lost.
+@Suite struct SuccessorInstanceTests {
+    private func options(_ key: String, host: URL, directory: URL, logs: RecordingLogSink) -> InitOptions {
+        var options = InitOptions(writeKey: key, ingestionHost: host.absoluteString, flushIntervalSeconds: 3600)
+        options.storageDirectory = directory
+        options.keyValueStore = InMemoryKeyValueStore()
+        options.logSink = logs
+        options.requestTimeoutSeconds = 5
+        return options
+    }
+
+    /// Holds the instance's shutdown open until the test lets it finish, and says when it began.
+    final class HeldShutdown: CompletingPlugin, @unchecked Sendable {  // `pending` is behind its lock
+        let type = PluginType.after
+        let began: AsyncStream<Void>
+        private let beganContinuation: AsyncStream<Void>.Continuation
+        private let pending = Locked<(@Sendable () -> Void)?>(nil)
+
+        init() { (began, beganContinuation) = AsyncStream<Void>.makeStream() }
+
+        func flush(completion: @escaping @Sendable () -> Void) { completion() }
+        func shutdown(completion: @escaping @Sendable () -> Void) {
+            pending.withLock { $0 = completion }
+            beganContinuation.yield()
+        }
+
+        func finish() { pending.withLock { $0 }?() }
+    }
+
+    @Test func aSuccessorWaitsForItsPredecessorAndBothDeliverEverything() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "successor-\(UUID())"
+        let logs = RecordingLogSink()
+        try await collector.script(fallback: ScriptedResponse(status: 503))
+        let held = HeldShutdown()
+        var firstOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
+        firstOptions.plugins = { [held] }
+        let first = MetaRouter.Analytics.instance(for: firstOptions)
+        for index in 0..<5 { first.track("Before", properties: ["n": index]) }
+        await first.flushAndWait()
+        let shutdown = Task { await first.shutdown(timeout: 60) }
+        var began = held.began.makeAsyncIterator()
+        await began.next()
+
+        // The predecessor is shutting down (its plugin holds it): a new instance, held.
+        let configured = Locked(false)
+        var secondOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
+        secondOptions.plugins = {
+            configured.withLock { $0 = true }
+            return []
+        }
+        let second = MetaRouter.Analytics.instance(for: secondOptions)
+        #expect(second !== first)
+        for index in 5..<10 { second.track("After", properties: ["n": index]) }
+        #expect(!configured.current, "the successor built its plugins while its predecessor was still shutting down")
+        #expect(logs.messages.contains { $0.contains("sdk.waiting_for_predecessor") })
+
+        try await collector.script(fallback: ScriptedResponse(status: 200))
+        held.finish()
+        #expect(await shutdown.value)
+        await second.flushAndWait()
+        #expect(configured.current)
+        let info = await second.getDebugInfo()
+        #expect(info.error == nil, "the successor could not open the log: \(info.error ?? "")")
+        #expect(try await collector.acceptedEvents().compactMap(\.number) == Array(0..<10))
+        #expect(MetaRouter.Analytics.instance(for: secondOptions) === second)
+        await second.shutdown()
+    }
+
+    /// Seeded interleavings of asking for an instance, tracking, flushing and shutting down
+    /// (awaited or not) on three write keys: each event accepted is delivered once, in order per
+    /// key, and no instance ever finds its log open in another.
+    @Test(arguments: [UInt64(0x5eed_0001), 0x5eed_0002, 0x5eed_0003])
+    func everyInterleavingOfShutdownsAndSuccessorsLosesNothing(seed: UInt64) async throws {
+        print("SuccessorInstanceTests seed \(seed)")
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let logs = RecordingLogSink()
+        let keys = (0..<3).map { "interleave-\(seed)-\($0)-\(UUID())" }
+        let directories = keys.indices.map { directory.url.appendingPathComponent("k\($0)", isDirectory: true) }
+        var generator = SeededGenerator(seed: seed)
+        var next = Array(repeating: 0, count: keys.count)
+        var used: [[MetaRouter.Analytics]] = Array(repeating: [], count: keys.count)
+        var shutdowns: [Task<Bool, Never>] = []
+        try await collector.script(fallback: ScriptedResponse(status: 200))
+        for _ in 0..<60 {
+            let slot = Int.random(in: 0..<keys.count, using: &generator)
+            let instance = MetaRouter.Analytics.instance(
+                for: options(keys[slot], host: collector.baseURL, directory: directories[slot], logs: logs))
+            if !used[slot].contains(where: { $0 === instance }) { used[slot].append(instance) }
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<5:
+                for _ in 0..<Int.random(in: 1...20, using: &generator) {
+                    // Numbered per key: key k's events from k × 1,000,000.
+                    instance.track("Step", properties: ["n": slot * 1_000_000 + next[slot]])
+                    next[slot] += 1
+                }
+            case 5:
+                instance.flush()
+            case 6:
+                try await collector.script(fallback: ScriptedResponse(status: Bool.random(using: &generator) ? 503 : 200))
+            case 7, 8:
+                shutdowns.append(Task { await instance.shutdown(timeout: 30) })
+            default:
+                _ = await instance.shutdown(timeout: 30)
+            }
+        }
+        for shutdown in shutdowns { _ = await shutdown.value }
+        try await collector.script(fallback: ScriptedResponse(status: 200))
+        for slot in keys.indices {
+            // The live instance, whose breaker may be open after the 503s, stops; a fresh one
+            // opens the log and delivers what is left.
+            for _ in 0..<2 {
+                let last = MetaRouter.Analytics.instance(
+                    for: options(keys[slot], host: collector.baseURL, directory: directories[slot], logs: logs))
+                if !used[slot].contains(where: { $0 === last }) { used[slot].append(last) }
+                await last.flushAndWait()
+                await last.shutdown()
+            }
+        }
+        // An event tracked to an instance after its shutdown had begun is dropped and counted;
+        // every other one arrives once, and each key's arrive in the order they were tracked.
+        let numbers = try await collector.acceptedEvents().compactMap(\.number)
+        #expect(Set(numbers).count == numbers.count, "an event arrived twice")
+        let dropped = used.joined().map(\.engine.droppedCalls).reduce(0, +)
+        #expect(numbers.count + dropped == next.reduce(0, +))
+        for slot in keys.indices {
+            let own = numbers.filter { $0 / 1_000_000 == slot }
+            #expect(own == own.sorted(), "key \(slot)'s events arrived out of order")
+        }
+        let refused = logs.messages.filter { $0.contains("could not open") || $0.contains("in use") }
+        #expect(refused.isEmpty, "\(refused)")
+    }
+}
+
+/// SplitMix64: a seed names one interleaving.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
