@@ -21,21 +21,27 @@ enum ClientFactory {
             case .ready(let ready):
                 let options = ready.options
                 let slots = ready.slots
-                var configuration = ready.configuration
-                if let predecessor {
-                    configuration.startGate = configuration.startGate.map { StartGates(first: predecessor, then: $0) } ?? predecessor
-                }
-                let client = AnalyticsClient(configuration: configuration) {
-                    let plugins = ClientFactory.startingPlugins(ready)
+                let makePlugins: @Sendable (AnalyticsClient) -> [any Plugin] = { client in
+                    let plugins = ClientFactory.startingPlugins(ready, disabling: client)
                     slots.fill(from: plugins)
                     return plugins
+                }
+                // The configuration is copied only to add a gate: the copy's first use in a
+                // process costs a runtime lookup of its fields' types.
+                let client: AnalyticsClient
+                if let predecessor {
+                    var gated = ready.configuration
+                    gated.startGate = gated.startGate.map { StartGates(first: predecessor, then: $0) } ?? predecessor
+                    client = AnalyticsClient(configuration: gated, makePlugins: makePlugins)
+                } else {
+                    client = AnalyticsClient(configuration: ready.configuration, makePlugins: makePlugins)
                 }
                 client.companion = Analytics.Companion(slots: slots, options: options)
                 let instance = Analytics.Parts(engine: client, options: options, configurationError: nil, pillarSlots: slots)
                 #if Signals
                 if var network = options.signals?.network {
                     // The SDK's own requests never become signals.
-                    var own = [options.hostURL]
+                    var own = [ready.host]
                     #if Rules
                     own.append(options.remoteRules?.url)
                     #endif
@@ -62,18 +68,25 @@ enum ClientFactory {
     final class Ready: Sendable {
         let configuration: Configuration
         let options: InitOptions
-        let host: URL
-        let directory: URL
+        /// The host's URL when it was parsed at the call (text that is not ``PlainHost``).
+        private let parsedHost: URL?
+        private let location: LazyFileURL
         /// Filled in on the executor, once the plugins are built.
         let slots: PillarSlots
 
-        init(configuration: Configuration, options: InitOptions, host: URL, directory: URL, slots: PillarSlots) {
+        init(configuration: Configuration, options: InitOptions, parsedHost: URL?, location: LazyFileURL, slots: PillarSlots) {
             self.configuration = configuration
             self.options = options
-            self.host = host
-            self.directory = directory
+            self.parsedHost = parsedHost
+            self.location = location
             self.slots = slots
         }
+
+        /// The storage directory, made a URL now (on the executor) when it was a path.
+        var directory: URL { location.url }
+
+        /// The ingestion host's URL: parsed at the call, or now (on the executor) from plain text.
+        var host: URL? { parsedHost ?? URL(string: options.hostText) }
     }
 
     static func prepare(_ options: InitOptions) -> Prepared {
@@ -81,22 +94,26 @@ enum ClientFactory {
             sink: options.logSink ?? StandardErrorLogSink(), minimumLevel: options.debug ? .debug : .info,
             instance: AnalyticsLogger.instanceLabel(writeKey: options.writeKey))
         let clock = options.clock ?? SystemClock()
-        let host = options.hostURL
-        let errors = options.validationErrors(hostURL: host)
-        guard errors.isEmpty, let host else {
+        // Plain host text is checked without Foundation's URL parser, and parsed on the executor.
+        let text = options.hostText
+        let plain = PlainHost(text)
+        let parsed = plain == nil ? options.hostURL : nil
+        let host = plain.map { ($0.scheme, $0.host) } ?? parsed.map { ($0.scheme?.lowercased() ?? "", $0.host ?? "") }
+        let errors = options.validationErrors(host: host)
+        guard errors.isEmpty, host != nil else {
             let reason = "invalid options: " + errors.joined(separator: "; ")
             let client = AnalyticsClient(configuration: Configuration(writeKey: options.writeKey, logger: logger, clock: clock))
             client.disable(reason: reason)
             return .inert(Analytics.Parts(engine: client, options: options, configurationError: reason, pillarSlots: PillarSlots()))
         }
-        // The default directory is made from its path, and the identity file's URL from the same
-        // path: URL appending and `URL.path` each cost an app's first `initialize` a runtime lookup.
+        // The default directory and the identity file are kept as paths, made URLs on the
+        // executor: an app's first `initialize` makes no URL (the first costs about 0.15 ms).
         let defaultPath = options.storageDirectory == nil ? StorageFiles.defaultDirectoryPath(writeKey: options.writeKey) : nil
-        let directory = options.storageDirectory ?? URL(fileURLWithPath: defaultPath ?? "", isDirectory: true)
-        let storage = options.keyValueStore ?? defaultStore(directoryPath: defaultPath ?? directory.path, logger: logger)
+        let directory = options.storageDirectory.map(LazyFileURL.init) ?? LazyFileURL(path: defaultPath ?? "", isDirectory: true)
+        let storage = options.keyValueStore ?? defaultStore(directoryPath: defaultPath ?? directory.url.path, logger: logger)
         var configuration = Configuration(
-            writeKey: options.writeKey, logger: logger, clock: clock, storage: storage,
-            storageDirectory: directory, application: options.application)
+            writeKey: options.writeKey, logger: logger, clock: clock, storage: storage, application: options.application)
+        configuration.storageLocation = directory
         configuration.startGate = protectedDataGate()
         configuration.maxPendingEvents = options.maxPendingEvents
         configuration.onInvalidInput = options.onInvalidInput
@@ -105,12 +122,18 @@ enum ClientFactory {
         #else
         let slots = PillarSlots()
         #endif
-        return .ready(Ready(configuration: configuration, options: options, host: host, directory: directory, slots: slots))
+        return .ready(Ready(configuration: configuration, options: options, parsedHost: parsed, location: directory, slots: slots))
     }
 
-    /// The plugins a live instance starts with, in timeline order; run on its executor.
-    static func startingPlugins(_ ready: Ready) -> [any Plugin] {
-        let options = ready.options, host = ready.host, directory = ready.directory
+    /// The plugins a live instance starts with, in timeline order; run on its executor. None,
+    /// and `client` disabled, if the host's URL cannot be made (``PlainHostTests`` hold that it
+    /// always can).
+    static func startingPlugins(_ ready: Ready, disabling client: AnalyticsClient) -> [any Plugin] {
+        guard let host = ready.host else {
+            client.disable(reason: "invalid options: ingestionHost \"\(ready.options.ingestionHost)\" is not an http(s) URL with a host")
+            return []
+        }
+        let options = ready.options, directory = ready.directory
         let storage = ready.configuration.storage, logger = ready.configuration.logger
         var plugins = plugins(for: options, host: host, directory: directory, slots: ready.slots)
         #if Entitlements
@@ -267,7 +290,7 @@ enum ClientFactory {
         #if canImport(Darwin)
         return UserDefaultsKeyValueStore()
         #else
-        return FileKeyValueStore(file: URL(fileURLWithPath: directoryPath() + "/identity.json", isDirectory: false), logger: logger)
+        return FileKeyValueStore(path: directoryPath() + "/identity.json", logger: logger)
         #endif
     }
 }

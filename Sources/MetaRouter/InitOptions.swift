@@ -228,15 +228,17 @@ public struct InitOptions: Sendable {
     }
 
     /// The problems that make these options unusable, empty when they are valid.
-    package func validationErrors() -> [String] { validationErrors(hostURL: hostURL) }
+    package func validationErrors() -> [String] {
+        validationErrors(host: hostURL.map { ($0.scheme?.lowercased() ?? "", $0.host ?? "") })
+    }
 
-    /// ``validationErrors()`` with the host already parsed (``hostURL``), so that `initialize`
-    /// parses it once.
-    package func validationErrors(hostURL url: URL?) -> [String] {
+    /// ``validationErrors()`` with the host already read: its lowercased scheme and its host,
+    /// or `nil` when the text is not an http(s) URL with a host.
+    package func validationErrors(host: (scheme: String, host: String)?) -> [String] {
         var errors: [String] = []
         if writeKey.isBlank { errors.append("writeKey is empty") }
-        if let url {
-            if url.scheme?.lowercased() == "http", !allowInsecureHTTP, !Self.isLoopback(url.host ?? "") {
+        if let host {
+            if host.scheme == "http", !allowInsecureHTTP, !Self.isLoopback(host.host) {
                 errors.append(
                     "ingestionHost \"\(ingestionHost)\" uses plain http to a host that is not loopback; the write key would travel "
                         + "in clear text: use https, or set allowInsecureHTTP = true if the network is trusted")
@@ -306,11 +308,16 @@ public struct InitOptions: Sendable {
     /// The ingestion host as a URL: whitespace and one trailing slash trimmed; `nil` unless it
     /// is `http` or `https` with a host.
     package var hostURL: URL? {
-        var text = ingestionHost.trimmingBlanks()
-        if text.hasSuffix("/") { text.removeLast() }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let url = URL(string: hostText), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty
         else { return nil }
         return url
+    }
+
+    /// The ingestion host's text: whitespace and one trailing slash trimmed.
+    package var hostText: String {
+        var text = ingestionHost.trimmingBlanks()
+        if text.hasSuffix("/") { text.removeLast() }
+        return text
     }
 }

@@ -42,7 +42,7 @@ public final class AnalyticsClient: Sendable {
     ///   - plugins: The pipeline, added in order before any call runs.
     package convenience init(configuration: Configuration, plugins: [any Plugin] = []) {
         let handoffs = plugins.map(PluginHandoff.init)
-        self.init(configuration: configuration, known: handoffs) { handoffs.map(\.plugin) }
+        self.init(configuration: configuration, known: handoffs) { _ in handoffs.map(\.plugin) }
     }
 
     /// Creates a client whose plugins `makePlugins` builds on the executor, as its first
@@ -51,9 +51,10 @@ public final class AnalyticsClient: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: The write key, logger, clock and storage.
-    ///   - makePlugins: Builds the pipeline, added in order before any call runs.
-    package convenience init(configuration: Configuration, makePlugins: @escaping @Sendable () -> [any Plugin]) {
-        self.init(configuration: configuration, known: nil) { makePlugins() }
+    ///   - makePlugins: Builds the pipeline, added in order before any call runs, given the
+    ///     client (which it may disable when what it needs turns out to be missing).
+    package convenience init(configuration: Configuration, makePlugins: @escaping @Sendable (AnalyticsClient) -> [any Plugin]) {
+        self.init(configuration: configuration, known: nil, makePlugins: makePlugins)
     }
 
     /// Creates a client that keeps every call, in order, and runs none: no plugins, its executor
@@ -76,7 +77,7 @@ public final class AnalyticsClient: Sendable {
     /// ``find(pluginType:)``); `nil` lists them when they are built.
     private let companionBox = Locked<(any Sendable)?>(nil)
 
-    private init(configuration: Configuration, known: [PluginHandoff]?, makePlugins: @escaping @Sendable () -> [any Plugin]) {
+    private init(configuration: Configuration, known: [PluginHandoff]?, makePlugins: @escaping @Sendable (AnalyticsClient) -> [any Plugin]) {
         ForkGuard.install()
         self.configuration = configuration
         inputProblems = InputProblemReporter(logger: configuration.logger, callback: configuration.onInvalidInput)
@@ -86,7 +87,7 @@ public final class AnalyticsClient: Sendable {
             held: configuration.startGate != nil, maxPendingEvents: configuration.maxPendingEvents)
         if let known { status.withLock { $0.plugins = known } }
         executor.submit(.operation { [self] timeline in
-            let plugins = makePlugins()
+            let plugins = makePlugins(self)
             if known == nil {
                 // Ahead of any plugin `add(plugin:)` listed meanwhile, as in the timeline.
                 status.withLock { $0.plugins.insert(contentsOf: plugins.map(PluginHandoff.init), at: 0) }

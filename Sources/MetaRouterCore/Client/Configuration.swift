@@ -38,7 +38,12 @@ package struct Configuration: Sendable {
     /// Small persisted values (identity).
     package var storage: any KeyValueStore
     /// A directory owned by this client for files (the event log), or `nil` for none.
-    package var storageDirectory: URL?
+    package var storageDirectory: URL? {
+        get { storageLocation?.url }
+        set { storageLocation = newValue.map(LazyFileURL.init) }
+    }
+    /// ``storageDirectory``, made a URL when first asked for.
+    package var storageLocation: LazyFileURL?
     /// The host application.
     package var application: ApplicationInfo
     /// When set, the client configures its plugins only once the gate opens; calls made before
@@ -74,7 +79,7 @@ package struct Configuration: Sendable {
         self.logger = logger
         self.clock = clock
         self.storage = storage
-        self.storageDirectory = storageDirectory
+        storageLocation = storageDirectory.map(LazyFileURL.init)
         self.application = application
     }
 }

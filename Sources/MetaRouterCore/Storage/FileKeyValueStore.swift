@@ -16,13 +16,20 @@ package final class FileKeyValueStore: KeyValueStore {
         var writable = true
     }
 
-    private let file: URL
+    private let place: LazyFileURL
+    private var file: URL { place.url }
     private let logger: AnalyticsLogger?
     private let state = Locked(State())
 
     /// Prepares the store at `file`; nothing is read until a value is asked for.
     package init(file: URL, logger: AnalyticsLogger? = nil) {
-        self.file = file
+        place = LazyFileURL(file)
+        self.logger = logger
+    }
+
+    /// Prepares the store at `path`, made a URL when a value is first asked for.
+    package init(path: String, logger: AnalyticsLogger? = nil) {
+        place = LazyFileURL(path: path, isDirectory: false)
         self.logger = logger
     }
 
