@@ -133,6 +133,19 @@ extension Analytics {
         }
     }
 
+    /// On ``shared`` before binding (or bound to an instance without entitlements): the change
+    /// is kept with the call and, once it runs on the bound instance's executor, switches that
+    /// instance's entitlements to the user then in force — an instance that starts with another
+    /// user stored must not keep serving that user's set.
+    func changingUserOfBoundInstance(_ parts: Parts, _ call: () -> Void) {
+        call()
+        parts.engine.perform { timeline in
+            guard let plugin = self.pillars(timeline).entitlements?(timeline) else { return }
+            plugin.cache.beginUserChange()
+            plugin.userDidChange(timeline)
+        }
+    }
+
     private func notConfigured(_ call: String) {
         engine.logger.warning("sdk.entitlements_off: \(call) ignored: entitlements are off (InitOptions.entitlements)")
     }

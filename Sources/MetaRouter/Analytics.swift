@@ -360,6 +360,7 @@ public final class Analytics: Sendable {
         guard !current.engine.isInForkedChild else { return current.engine.noteForkedChild() }
         #if Entitlements
         if let cache = current.pillarSlots.entitlementCache { return changingEntitledUser(cache, current, call) }
+        if slot != nil { return changingUserOfBoundInstance(current, call) }
         #endif
         call()
     }

@@ -80,6 +80,29 @@ import Testing
         await second.shutdown()
     }
 
+    /// `identify` on `shared` before `initialize`: the instance it binds to starts with another
+    /// user stored, and switches to the kept call's user — never serving the stored one's set
+    /// after the switch has run.
+    @Test func anIdentifyKeptBeforeBindingSwitchesTheEntitlements() async throws {
+        let setting = try await Setting()
+        defer { setting.stop() }
+        try await setting.collector.entitlements(["ann": ["pro"], "bob": ["basic"]])
+        let first = setting.start()
+        first.identify("ann")
+        #expect(try await first.refreshEntitlements() == ["pro"])
+        await first.shutdown()
+
+        let shared = MetaRouter.Analytics.unboundShared()
+        shared.identify("bob")
+        let second = setting.start()
+        // It serves the stored user's set before it is bound.
+        #expect(await eventually { second.entitlements() == ["pro"] })
+        #expect(shared.bind(second))
+        #expect(await eventually { second.entitlements() == ["basic"] }, "still \(second.entitlements() ?? [])")
+        #expect(try await shared.refreshEntitlements() == ["basic"])
+        await second.shutdown()
+    }
+
     @Test func unauthorizedClearsTheSetAndAnEmptyAnswerMeansNone() async throws {
         let setting = try await Setting()
         defer { setting.stop() }
