@@ -42,8 +42,22 @@ extension Analytics {
     @discardableResult
     public static func initialize(with options: InitOptions) -> Analytics {
         let analytics = instance(for: options)
-        sharedSlot.bind(analytics.parts)
+        bindShared(to: analytics.parts)
         return analytics
+    }
+
+    /// Binds ``shared`` to `parts` unless it is bound to a live instance. An instance shutting
+    /// down is not live: one that ``shared`` is still bound to gives way (its shutdown unbinds
+    /// it a moment later anyway), and one that began shutting down while it was being bound
+    /// (`shutdownAll` meanwhile) is unbound again.
+    private static func bindShared(to parts: Parts) {
+        if let bound = sharedSlot.bound, !isLive(bound) { sharedSlot.unbind(bound.engine) }
+        if sharedSlot.bind(parts), !isLive(parts) { sharedSlot.unbind(parts.engine) }
+    }
+
+    /// Whether the registry holds `parts`' instance: made, and not shutting down.
+    private static func isLive(_ parts: Parts) -> Bool {
+        registry.withLock { $0[parts.options.writeKey]?.engine === parts.engine }
     }
 
     /// The instance for `options.writeKey`, created if needed, like ``initialize(with:)`` but
@@ -87,9 +101,14 @@ extension Analytics {
         return listed
     }
 
-    /// Lets the instance waiting for `parts`' to finish shutting down start.
+    /// Lets the instance waiting for `parts`' to finish shutting down start — once its executor
+    /// has run everything the shutdown left it, the closing of its logs included: a shutdown
+    /// that timed out returns while an executor a plugin holds up, or one still held (a
+    /// successor shut down before its own predecessor finished), has yet to let go of them.
+    /// Until then a new instance for its key still waits behind it.
     static func finishClosing(_ parts: Parts) {
-        registry.withLock { $0.finishClosing(parts.engine) }?.open()
+        let engine = parts.engine
+        engine.perform { _ in registry.withLock { $0.finishClosing(engine) }?.open() }
     }
 
     /// Initializes and waits until the instance is ready (plugins configured, identity
@@ -123,7 +142,11 @@ extension Analytics {
     public static func shutdownAll(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
         let instances = registry.withLock { $0.beginClosingAll() }
         var all = instances.map(\.parts)
-        if let bound = sharedSlot.bound, !all.contains(where: { $0.engine === bound.engine }) { all.append(bound) }
+        if let bound = sharedSlot.bound, !all.contains(where: { $0.engine === bound.engine }) {
+            // Bound by an `initialize` that registered it after the registry was emptied.
+            _ = registry.withLock { $0.beginClosing(key: bound.options.writeKey, engine: bound.engine) }
+            all.append(bound)
+        }
         sharedSlot.unbind()
         return await withTaskGroup(of: Bool.self) { group in
             for parts in all {

@@ -58,3 +58,34 @@ private func offMainWait(_ semaphore: DispatchSemaphore) async {
         }
     }
 }
+
+// The shutdown-race mode:
+//
+//   MetaRouterCrashChild shutdownrace <directory> <host> <rounds>
+//       each round, `shutdownAll` on one task and `initialize(with:)` for a new write key on
+//       another, at once; then `initialize(with:)` for a second new key. Afterwards `shared` must
+//       be bound to a live instance, and the registry must hand out a live instance for the
+//       first key. Prints "violations <count>" and "done".
+func runShutdownRaceMode(directory: String, host: String, rounds: Int) async {
+    var violations = 0
+    for round in 0..<rounds {
+        let racing = makeOptions(directory: "\(directory)/\(round)-a", host: host, writeKey: "race-\(round)-a")
+        let after = makeOptions(directory: "\(directory)/\(round)-b", host: host, writeKey: "race-\(round)-b")
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = await MetaRouter.Analytics.shutdownAll(timeout: 2) }
+            group.addTask { _ = MetaRouter.Analytics.initialize(with: racing) }
+        }
+        MetaRouter.Analytics.initialize(with: after)
+        if MetaRouter.Analytics.shared.boundEngine.map({ $0.lifecycle == .shutDown }) ?? true {
+            violations += 1
+            say("round \(round): shared is not bound to a live instance")
+        }
+        if MetaRouter.Analytics.instance(for: racing).engine.lifecycle == .shutDown {
+            violations += 1
+            say("round \(round): the registry handed out a shut-down instance")
+        }
+    }
+    _ = await MetaRouter.Analytics.shutdownAll(timeout: 2)
+    say("violations \(violations)")
+    say("done")
+}

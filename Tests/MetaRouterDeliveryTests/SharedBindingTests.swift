@@ -28,4 +28,17 @@ import Testing
         let first = events.filter { $0["event"]?.stringValue == "Thread 0" }
         #expect(first.allSatisfy { $0["userId"]?.stringValue == "bound-user" }, "the identify before binding did not reach the thread's later calls")
     }
+
+    /// `shutdownAll` racing `initialize(with:)` for a new key, a thousand times in a child
+    /// process: `shared` always ends bound to a live instance, and the registry never hands out
+    /// a shut-down one.
+    @Test func shutdownAllRacingInitializeLeavesSharedAndTheRegistryLive() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let lines = try await runChildProcess(["shutdownrace", directory.url.path, collector.baseURL.absoluteString, "1000"]).lines
+        #expect(lines.contains("done"), "\(lines.suffix(5))")
+        #expect(lines.contains("violations 0"), "\(lines.filter { $0.hasPrefix("round") || $0.hasPrefix("violations") })")
+    }
 }

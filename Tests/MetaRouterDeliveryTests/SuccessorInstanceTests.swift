@@ -77,6 +77,112 @@ import Testing
         await second.shutdown()
     }
 
+    /// The events accepted, as the ingestion service keeps them: a batch sent again under a key
+    /// it already answered is one it has (a shutdown past its deadline leaves its batch in
+    /// flight to the next instance, which sends it again under the key it first went with).
+    private func deduplicated(_ collector: Collector) async throws -> [Int] {
+        var keys = Set<String>()
+        var numbers: [Int] = []
+        for request in try await collector.requests() where (200..<300).contains(request.status) && !request.dropped {
+            guard let key = request.headers["idempotency-key"], keys.insert(key).inserted else { continue }
+            numbers += request.events.compactMap(\.number)
+        }
+        return numbers
+    }
+
+    /// Holds the executor up on an event named `Block` until the test lets it go.
+    final class BlockingPlugin: Plugin, @unchecked Sendable {  // only the semaphores are shared
+        let type = PluginType.enrichment
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        func execute(event: consuming Event) -> Event? {
+            if event.event == "Block" {
+                entered.signal()
+                proceed.wait()
+            }
+            return event
+        }
+    }
+
+    /// A shutdown that runs past its deadline returns while the executor is still held up by a
+    /// plugin, with the log still open: the successor waits until the executor has closed it.
+    @Test func aShutdownPastItsDeadlineHoldsTheSuccessorBackUntilTheLogIsClosed() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "deadline-successor-\(UUID())"
+        let logs = RecordingLogSink()
+        try await collector.script(fallback: ScriptedResponse(status: 200))
+        let blocking = BlockingPlugin()
+        var firstOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
+        firstOptions.plugins = { [blocking] }
+        let first = MetaRouter.Analytics.instance(for: firstOptions)
+        for index in 0..<5 { first.track("Before", properties: ["n": index]) }
+        first.track("Block", properties: ["n": 5])
+        await Task.detached { blocking.entered.wait() }.value
+        #expect(await first.shutdown(timeout: 0.3) == false)
+
+        let configured = Locked(false)
+        var secondOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
+        secondOptions.plugins = {
+            configured.withLock { $0 = true }
+            return []
+        }
+        let second = MetaRouter.Analytics.instance(for: secondOptions)
+        for index in 6..<10 { second.track("After", properties: ["n": index]) }
+        #expect(!configured.current, "the successor started while its predecessor's executor still held the log")
+        blocking.proceed.signal()
+        await second.flushAndWait()
+        #expect(configured.current)
+        let numbers = try await deduplicated(collector)
+        #expect(numbers == Array(0..<10), "\(numbers)")
+        #expect(!logs.messages.contains { $0.contains("in use") })
+        await second.shutdown()
+    }
+
+    /// A successor shut down while it still waits (its shutdown runs past its deadline, its
+    /// executor held): the next instance waits for it in turn, not only for its deadline.
+    @Test func aChainOfSuccessorsStartsOneAfterTheOther() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "chain-\(UUID())"
+        let logs = RecordingLogSink()
+        try await collector.script(fallback: ScriptedResponse(status: 200))
+        let held = HeldShutdown()
+        var firstOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
+        firstOptions.plugins = { [held] }
+        let first = MetaRouter.Analytics.instance(for: firstOptions)
+        for index in 0..<5 { first.track("First", properties: ["n": index]) }
+        let shutdown = Task { await first.shutdown(timeout: 60) }
+        var began = held.began.makeAsyncIterator()
+        await began.next()
+
+        let second = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url, logs: logs))
+        for index in 5..<10 { second.track("Second", properties: ["n": index]) }
+        #expect(await second.shutdown(timeout: 0.3) == false)
+        let configured = Locked(false)
+        var thirdOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
+        thirdOptions.plugins = {
+            configured.withLock { $0 = true }
+            return []
+        }
+        let third = MetaRouter.Analytics.instance(for: thirdOptions)
+        #expect(third !== second)
+        for index in 10..<15 { third.track("Third", properties: ["n": index]) }
+        #expect(!configured.current)
+        held.finish()
+        #expect(await shutdown.value)
+        await third.flushAndWait()
+        #expect(configured.current)
+        let numbers = try await deduplicated(collector)
+        #expect(numbers == Array(0..<15), "\(numbers)")
+        #expect(!logs.messages.contains { $0.contains("in use") })
+        await third.shutdown()
+    }
+
     /// Seeded interleavings of asking for an instance, tracking, flushing and shutting down
     /// (awaited or not) on three write keys: each event accepted is delivered once, in order per
     /// key, and no instance ever finds its log open in another.
