@@ -16,6 +16,17 @@ import Testing
         return options
     }
 
+    /// `options` with a plugin factory that notes when it runs: when the instance starts.
+    private func noticingStart(_ options: InitOptions) -> (InitOptions, Locked<Bool>) {
+        let started = Locked(false)
+        var noticing = options
+        noticing.plugins = {
+            started.withLock { $0 = true }
+            return []
+        }
+        return (noticing, started)
+    }
+
     /// Holds the instance's shutdown open until the test lets it finish, and says when it began.
     final class HeldShutdown: CompletingPlugin, @unchecked Sendable {  // `pending` is behind its lock
         let type = PluginType.after
@@ -53,12 +64,7 @@ import Testing
         await began.next()
 
         // The predecessor is shutting down (its plugin holds it): a new instance, held.
-        let configured = Locked(false)
-        var secondOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
-        secondOptions.plugins = {
-            configured.withLock { $0 = true }
-            return []
-        }
+        let (secondOptions, configured) = noticingStart(options(key, host: collector.baseURL, directory: directory.url, logs: logs))
         let second = MetaRouter.Analytics.instance(for: secondOptions)
         #expect(second !== first)
         for index in 5..<10 { second.track("After", properties: ["n": index]) }
@@ -123,12 +129,7 @@ import Testing
         await Task.detached { blocking.entered.wait() }.value
         #expect(await first.shutdown(timeout: 0.3) == false)
 
-        let configured = Locked(false)
-        var secondOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
-        secondOptions.plugins = {
-            configured.withLock { $0 = true }
-            return []
-        }
+        let (secondOptions, configured) = noticingStart(options(key, host: collector.baseURL, directory: directory.url, logs: logs))
         let second = MetaRouter.Analytics.instance(for: secondOptions)
         for index in 6..<10 { second.track("After", properties: ["n": index]) }
         #expect(!configured.current, "the successor started while its predecessor's executor still held the log")
@@ -163,12 +164,7 @@ import Testing
         let second = MetaRouter.Analytics.instance(for: options(key, host: collector.baseURL, directory: directory.url, logs: logs))
         for index in 5..<10 { second.track("Second", properties: ["n": index]) }
         #expect(await second.shutdown(timeout: 0.3) == false)
-        let configured = Locked(false)
-        var thirdOptions = options(key, host: collector.baseURL, directory: directory.url, logs: logs)
-        thirdOptions.plugins = {
-            configured.withLock { $0 = true }
-            return []
-        }
+        let (thirdOptions, configured) = noticingStart(options(key, host: collector.baseURL, directory: directory.url, logs: logs))
         let third = MetaRouter.Analytics.instance(for: thirdOptions)
         #expect(third !== second)
         for index in 10..<15 { third.track("Third", properties: ["n": index]) }
@@ -196,19 +192,19 @@ import Testing
         let logs = RecordingLogSink()
         let keys = (0..<3).map { "interleave-\(seed)-\($0)-\(UUID())" }
         let directories = keys.indices.map { directory.url.appendingPathComponent("k\($0)", isDirectory: true) }
-        var generator = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         var next = Array(repeating: 0, count: keys.count)
         var used: [[MetaRouter.Analytics]] = Array(repeating: [], count: keys.count)
         var shutdowns: [Task<Bool, Never>] = []
         try await collector.script(fallback: ScriptedResponse(status: 200))
         for _ in 0..<60 {
-            let slot = Int.random(in: 0..<keys.count, using: &generator)
+            let slot = random.next(keys.count)
             let instance = MetaRouter.Analytics.instance(
                 for: options(keys[slot], host: collector.baseURL, directory: directories[slot], logs: logs))
             if !used[slot].contains(where: { $0 === instance }) { used[slot].append(instance) }
-            switch Int.random(in: 0..<10, using: &generator) {
+            switch random.next(10) {
             case 0..<5:
-                for _ in 0..<Int.random(in: 1...20, using: &generator) {
+                for _ in 0..<1 + random.next(20) {
                     // Numbered per key: key k's events from k × 1,000,000.
                     instance.track("Step", properties: ["n": slot * 1_000_000 + next[slot]])
                     next[slot] += 1
@@ -216,7 +212,7 @@ import Testing
             case 5:
                 instance.flush()
             case 6:
-                try await collector.script(fallback: ScriptedResponse(status: Bool.random(using: &generator) ? 503 : 200))
+                try await collector.script(fallback: ScriptedResponse(status: random.next(2) == 0 ? 503 : 200))
             case 7, 8:
                 shutdowns.append(Task { await instance.shutdown(timeout: 30) })
             default:
@@ -251,15 +247,3 @@ import Testing
     }
 }
 
-/// SplitMix64: a seed names one interleaving.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

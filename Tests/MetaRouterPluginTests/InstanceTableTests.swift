@@ -59,4 +59,38 @@ import Testing
         }
         for instance in instances { await instance.shutdown() }
     }
+
+    /// Two start gates in turn (a predecessor, then iOS's protected data): the body runs only
+    /// once both are open, whichever opens first, and the message names the one still closed.
+    @Test func startGatesOpenInTurn() {
+        for predecessorFirst in [true, false] {
+            let predecessor = PredecessorGate()
+            let protected = HandGate()
+            let gates = StartGates(first: predecessor, then: protected)
+            let ran = Locked(0)
+            gates.whenOpen { ran.withLock { $0 += 1 } }
+            #expect(gates.waitingMessage == predecessor.waitingMessage)
+            if predecessorFirst {
+                predecessor.open()
+                #expect(ran.current == 0)
+                #expect(gates.waitingMessage == protected.waitingMessage)
+                protected.open()
+            } else {
+                protected.open()
+                #expect(ran.current == 0)
+                predecessor.open()
+            }
+            #expect(ran.current == 1)
+            gates.whenOpen { ran.withLock { $0 += 1 } }
+            #expect(ran.current == 2, "a gate open already runs the body at once")
+        }
+    }
+}
+
+/// A gate the test opens by hand, with a message of its own.
+private final class HandGate: StartGate {
+    private let gate = PredecessorGate()
+    func whenOpen(_ body: @escaping @Sendable () -> Void) { gate.whenOpen(body) }
+    func open() { gate.open() }
+    var waitingMessage: String { "waiting for the hand gate" }
 }
