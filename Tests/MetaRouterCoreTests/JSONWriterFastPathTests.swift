@@ -1,11 +1,19 @@
 import Foundation
+import MetaRouterTesting
 import Testing
 
 @testable import MetaRouterCore
 
-/// The writer's shortcuts — eight bytes scanned at once for characters to escape, a bounded
-/// buffer written again when its estimate was short, digits without `String` — against the
-/// plain definitions they replace.
+/// ``SeededRandom`` as a `RandomNumberGenerator`, for the standard library's `random(in:using:)`.
+private struct SeededGenerator: RandomNumberGenerator {
+    var seeded: SeededRandom
+    init(_ seeded: SeededRandom) { self.seeded = seeded }
+    mutating func next() -> UInt64 { UInt64(seeded.next(1 << 32)) << 32 | UInt64(seeded.next(1 << 32)) }
+}
+
+/// The writer's shortcuts — eight bytes scanned at once for characters to escape, a buffer on
+/// the stack that moves to a growing one when its estimate was short, digits without
+/// `String` — against the plain definitions they replace.
 @Suite struct JSONWriterFastPathTests {
     /// The escaping rule, one byte at a time.
     private static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
@@ -65,8 +73,8 @@ import Testing
         for value in [UInt64.max, UInt64(Int64.max) + 1, 0] { #expect(JSONWriter.string(.uint(value)) == String(value)) }
     }
 
-    /// An event larger than the first estimate (1 KiB) is written a second time into exactly
-    /// the bytes the first pass counted; the text is the same as the sorted object's.
+    /// An event larger than the first estimate (1 KiB) moves to a growing buffer as it is
+    /// written; the text is the same as the sorted object's.
     @Test func anEventLargerThanTheEstimateIsWrittenWhole() throws {
         for size in [900, 1_000, 1_023, 1_024, 1_100, 50_000] {
             var event = Event(type: .track, timestamp: Date(timeIntervalSince1970: 1.5), event: "Big",
@@ -81,6 +89,52 @@ import Testing
         }
         #expect(exact == Array(String(repeating: "abc", count: 1_000).utf8))
         #expect(ByteWriter.bytes(estimate: 64) { _ in }.isEmpty)
+    }
+
+    /// Any run of appends — single bytes, literals, byte runs of every size, numbers — comes out
+    /// whole from every estimate, on the stack or not, growing once or many times; a writer made
+    /// `into` a buffer still counts, and writes nothing, past its end.
+    @Test func everyRunOfAppendsComesOutWholeFromEveryEstimate() {
+        var random = SeededGenerator(SeededRandom(seed: 0x6279_7465))
+        for _ in 0..<1_000 {
+            let estimate = [0, 1, 16, 255, 1_023, 1_024, 1_025, 4_096, Int.random(in: 0...3_000, using: &random)].randomElement(using: &random)!
+            var steps: [(inout ByteWriter, inout [UInt8]) -> Void] = []
+            for _ in 0..<Int.random(in: 0...60, using: &random) {
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0:
+                    let byte = UInt8.random(in: 0...255, using: &random)
+                    steps.append { writer, expected in writer.append(byte); expected.append(byte) }
+                case 1:
+                    steps.append { writer, expected in writer.append("literal"); expected += Array("literal".utf8) }
+                case 2:
+                    let run = (0..<[0, 1, 7, 64, 700, 5_000].randomElement(using: &random)!).map { _ in UInt8.random(in: 0...255, using: &random) }
+                    steps.append { writer, expected in writer.append(run); expected += run }
+                default:
+                    let value = UInt64.random(in: 0...UInt64.max, using: &random)
+                    steps.append { writer, expected in writer.appendDecimal(value, negative: value % 2 == 0); expected += Array(((value % 2 == 0 ? "-" : "") + String(value)).utf8) }
+                }
+            }
+            var expected: [UInt8] = []
+            let written = ByteWriter.bytes(estimate: estimate) { writer in
+                for step in steps { step(&writer, &expected) }
+            }
+            #expect(written == expected, "estimate \(estimate), \(steps.count) appends")
+            #expect(written.capacity < written.count + 64)
+
+            // The same appends into a fixed buffer: what fits is written, the rest counted.
+            let size = Int.random(in: 0...max(1, expected.count), using: &random)
+            var buffer = [UInt8](repeating: 0xEE, count: size + 8)
+            var counted = 0
+            var ignored: [UInt8] = []
+            buffer.withUnsafeMutableBytes { raw in
+                guard var writer = ByteWriter(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<size])) else { return }
+                for step in steps { step(&writer, &ignored) }
+                counted = writer.count
+            }
+            #expect(counted == expected.count)
+            #expect(buffer[size...].allSatisfy { $0 == 0xEE }, "nothing written past the buffer")
+            if counted <= size { #expect(Array(buffer[..<counted]) == expected) }
+        }
     }
 
     /// An encoded event keeps no spare room (the disk log would otherwise copy it again to hold

@@ -6,23 +6,24 @@ extension Event {
     ///
     /// - Returns: The event as the wire format's JSON object.
     public func jsonObject() -> [String: JSON] {
-        var object: [String: JSON] = [
-            "type": .string(type.rawValue),
-            "messageId": .string(messageId),
-            "timestamp": .string(Timestamp.string(from: timestamp)),
-            "context": .object(context),
-        ]
-        object["anonymousId"] = anonymousId.map(JSON.string)
-        object["userId"] = userId.map(JSON.string)
-        object["groupId"] = groupId.map(JSON.string)
-        object["previousId"] = previousId.map(JSON.string)
-        object["event"] = event.map(JSON.string)
-        object["name"] = name.map(JSON.string)
-        object["properties"] = properties.map(JSON.object)
-        object["traits"] = traits.map(JSON.object)
-        object["integrations"] = integrations.map(JSON.object)
-        object["sentAt"] = sentAt.map { .string(Timestamp.string(from: $0)) }
-        object["writeKey"] = writeKey.map(JSON.string)
+        // Room for every field at once, and only the fields present inserted: a destination's
+        // format gets one of these per event.
+        var object = [String: JSON](minimumCapacity: 15)
+        object["type"] = .string(type.rawValue)
+        object["messageId"] = .string(messageId)
+        object["timestamp"] = .string(Timestamp.string(from: timestamp))
+        object["context"] = .object(context)
+        if let anonymousId { object["anonymousId"] = .string(anonymousId) }
+        if let userId { object["userId"] = .string(userId) }
+        if let groupId { object["groupId"] = .string(groupId) }
+        if let previousId { object["previousId"] = .string(previousId) }
+        if let event { object["event"] = .string(event) }
+        if let name { object["name"] = .string(name) }
+        if let properties { object["properties"] = .object(properties) }
+        if let traits { object["traits"] = .object(traits) }
+        if let integrations { object["integrations"] = .object(integrations) }
+        if let sentAt { object["sentAt"] = .string(Timestamp.string(from: sentAt)) }
+        if let writeKey { object["writeKey"] = .string(writeKey) }
         return object
     }
 

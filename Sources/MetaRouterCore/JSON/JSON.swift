@@ -97,7 +97,11 @@ extension JSON: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        // One insertion per member (a repeated key keeps its last value): the standard
+        // library's `uniquingKeysWith` merge costs a format building an object per event more.
+        var members = [String: JSON](minimumCapacity: elements.count)
+        for (key, value) in elements { members[key] = value }
+        self = .object(members)
     }
 }
 
