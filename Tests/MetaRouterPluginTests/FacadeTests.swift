@@ -234,6 +234,30 @@ import Testing
         await analytics.shutdown()
     }
 
+    /// Problems beyond the ones kept before binding (1,000) are counted by the bound instance,
+    /// with one line in its log saying how many went elsewhere; the kept ones reach its
+    /// callback as before.
+    @Test func problemsBeyondTheKeptOnesAreCountedWithOneLine() async {
+        let unbound = MetaRouter.Analytics.unboundShared()
+        for _ in 0..<1_003 { unbound.track("  ") }
+        unbound.identify("")
+        let logs = RecordingLogSink()
+        let seen = Locked(0)
+        var options = localOptions("facade-problems-beyond-\(UUID())", capture: CapturingDestination(), logs: logs)
+        options.onInvalidInput = { _ in seen.withLock { $0 += 1 } }
+        let analytics = MetaRouter.Analytics.instance(for: options)
+        #expect(unbound.bind(analytics))
+        await analytics.engine.settle()
+        #expect(seen.current == 1_000)
+        let summaries = logs.messages.filter { $0.contains("4 more problems were found in calls made before this instance was bound") }
+        #expect(summaries.count == 1)
+        #expect(summaries.first?.contains("empty_identifier 1, missing_event_name 3") == true)
+        let counted = await analytics.getDebugInfo().invalidInput
+        #expect(counted["missing_event_name"] == 1_003)
+        #expect(counted["empty_identifier"] == 1)
+        await analytics.shutdown()
+    }
+
     /// What `shared` keeps before `initialize` is bounded: past `maxKeptCalls` a call is dropped
     /// at the call and counted (a `shared`-like object of the test's own, so `shared` is untouched).
     @Test func callsKeptBeforeInitializeAreBounded() async {

@@ -47,7 +47,8 @@ public struct InputProblem: Sendable, Hashable, CustomStringConvertible {
 /// executor.
 package final class InputProblemReporter: Sendable {
     /// Problems a keeping reporter holds until it is bound, at most this many; the rest are
-    /// logged where they are found, as before binding there is nowhere else to log them.
+    /// logged where they are found, as before binding there is nowhere else to log them, and
+    /// counted, for the successor's counts and one line in its log.
     static let maxKeptProblems = 1_000
 
     private struct State {
@@ -86,20 +87,38 @@ package final class InputProblemReporter: Sendable {
     }
 
     /// Reports the problems kept to `successor`, in the order found, and from now on hands it
-    /// every problem. Runs the successor's log sink and callback: not to be called under a lock.
+    /// every problem. Those found beyond the ones kept (logged where they were found, and never
+    /// given to a callback) join its counts, with one line in its log saying how many. Runs the
+    /// successor's log sink and callback: not to be called under a lock.
     ///
     /// - Parameter successor: The reporter of the instance the calls went to.
     package func handOver(to successor: InputProblemReporter) {
-        let kept = state.withLock { state -> [(InputProblem, String?)] in
-            defer {
-                state.kept = nil
-                state.successor = successor
-            }
-            return state.kept ?? []
+        let (kept, beyond) = state.withLock { state -> ([(InputProblem, String?)], [String: Int]) in
+            state.successor = successor
+            guard let kept = state.kept else { return ([], [:]) }
+            let beyond = state.counts
+            state.kept = nil
+            state.counts = [:]
+            return (kept, beyond)
         }
         for (problem, call) in kept {
             if let call { successor.report(problem, call: call) } else { successor.count(problem) }
         }
+        successor.add(beyondKept: beyond)
+    }
+
+    /// Counts the problems a keeping reporter found beyond those it kept, and says so once.
+    private func add(beyondKept counts: [String: Int]) {
+        guard !counts.isEmpty else { return }
+        state.withLock { state in
+            for (code, count) in counts { state.counts[code, default: 0] += count }
+        }
+        let total = counts.values.reduce(0, +)
+        let codes = counts.keys.sorted().map { "\($0) \(counts[$0] ?? 0)" }.joined(separator: ", ")
+        logger.warning(
+            "sdk.invalid_input: \(total) more problems were found in calls made before this instance was bound than the "
+                + "\(Self.maxKeptProblems) kept for it; they went to the log in force then (standard error by default), "
+                + "not to onInvalidInput, and are counted here (\(codes))")
     }
 
     /// Where `problem` goes: `nil` when it is kept or counted here, else the successor.
