@@ -2,17 +2,12 @@ import Foundation
 
 /// What ``Analytics/getDebugInfo()`` reads, and the checks on a second request for an instance.
 extension Analytics {
-    /// Warns, once per instance, when `asked` differs from the options `parts` were made with in
-    /// a way that changes where or how it delivers: the caller gets this instance, not one made
-    /// with `asked`.
+    /// Warns, once per instance, when `asked` sets any option otherwise than the options `parts`
+    /// were made with (``InitOptions/optionsDiffering(from:)``), naming them: the caller gets
+    /// this instance, not one made with `asked`.
     static func noteRequest(with asked: InitOptions, to parts: Parts) {
         let options = parts.options
-        let differing = [
-            ("ingestionHost", asked.ingestionHost != options.ingestionHost), ("storageDirectory", asked.storageDirectory != options.storageDirectory),
-            ("identityMode", asked.identityMode != options.identityMode), ("flushIntervalSeconds", asked.flushIntervalSeconds != options.flushIntervalSeconds),
-            ("maxQueueEvents", asked.maxQueueEvents != options.maxQueueEvents), ("maxDiskEvents", asked.maxDiskEvents != options.maxDiskEvents),
-            ("maxDiskBytes", asked.maxDiskBytes != options.maxDiskBytes),
-        ].filter(\.1).map(\.0)
+        let differing = asked.optionsDiffering(from: options)
         guard !differing.isEmpty, parts.reportedOtherOptions.firstTime() else { return }
         parts.engine.logger.warning(
             "sdk.instance_exists: an instance for write key \(DebugInfo.mask(options.writeKey)) exists already with other options "
