@@ -96,6 +96,7 @@ extension Analytics {
     /// (``finishClosing(_:)``): two engines never share an event log. Returns `false` when the
     /// registry does not hold it.
     static func beginClosing(_ parts: Parts) -> Bool {
+        parts.shuttingDown.withLock { $0 = true }
         let listed = registry.withLock { $0.beginClosing(key: parts.options.writeKey, engine: parts.engine) }
         sharedSlot.unbind(parts.engine)
         return listed
@@ -142,8 +143,10 @@ extension Analytics {
     public static func shutdownAll(timeout: TimeInterval = Defaults.shutdownTimeoutSeconds) async -> Bool {
         let instances = registry.withLock { $0.beginClosingAll() }
         var all = instances.map(\.parts)
+        for parts in all { parts.shuttingDown.withLock { $0 = true } }
         if let bound = sharedSlot.bound, !all.contains(where: { $0.engine === bound.engine }) {
             // Bound by an `initialize` that registered it after the registry was emptied.
+            bound.shuttingDown.withLock { $0 = true }
             _ = registry.withLock { $0.beginClosing(key: bound.options.writeKey, engine: bound.engine) }
             all.append(bound)
         }

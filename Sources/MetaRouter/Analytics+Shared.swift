@@ -49,15 +49,16 @@ final class SharedSlot: Sendable {
     var isBound: Bool { state.withLock { $0.isBound } }
 
     /// Binds the instance `parts` belong to unless one is bound already, handing it the calls
-    /// kept. Returns whether it bound. An inert instance (invalid options) is never bound: the
-    /// calls stay kept for the next instance with valid options.
+    /// kept. Returns whether it bound. An inert instance (invalid options) is never bound, nor
+    /// one whose shutdown has begun (checked under this slot's lock, which the shutdown's
+    /// unbinding takes after setting it): the calls stay kept for the next instance.
     @discardableResult
     func bind(_ parts: Analytics.Parts) -> Bool {
         guard parts.configurationError == nil else { return false }
         // With nothing kept (an app that initializes before its first call) the instance is
         // bound in one lock, without making a keeping engine.
         let taken = state.withLock { state -> (bound: Bool, unreported: Int?, keeping: Analytics.Parts?) in
-            guard !state.isBound else { return (false, nil, nil) }
+            guard !state.isBound, !parts.shuttingDown.current else { return (false, nil, nil) }
             var unreported: Int?
             let keeping = state.current
             if let keeping {

@@ -29,6 +29,10 @@ public final class Analytics: Sendable {
         let pillarSlots: PillarSlots
         /// Whether a request for this write key with other options was reported (once).
         let reportedOtherOptions = Locked(false)
+        /// Set as the instance's shutdown begins, before ``shared`` lets go of it: ``shared``
+        /// is never bound to it after, so calls kept for the next instance never reach one
+        /// whose executor is shutting down.
+        let shuttingDown = Locked(false)
     }
 
     /// An instance's parts; `nil` for ``shared``, whose parts are in ``slot``.

@@ -89,3 +89,45 @@ func runShutdownRaceMode(directory: String, host: String, rounds: Int) async {
     say("violations \(violations)")
     say("done")
 }
+
+// The kept-calls race mode:
+//
+//   MetaRouterCrashChild keptrace <directory> <host> <rounds>
+//       each round, with nothing bound, one to four `shared.track("Kept")` calls are kept; then
+//       `initialize(with:)` races `shutdownAll` (even rounds) or the instance's own `shutdown`
+//       (odd rounds), one write key and storage directory throughout. At the end the key is
+//       initialized once more and everything flushed. Prints "kept <count>" and "done": the
+//       parent checks every kept call arrived.
+func runKeptRaceMode(directory: String, host: String, rounds: Int) async {
+    var options = makeOptions(directory: directory, host: host, writeKey: "kept-race")
+    options.flushIntervalSeconds = 3600
+    var kept = 0
+    for round in 0..<rounds {
+        _ = await MetaRouter.Analytics.shutdownAll(timeout: 5)
+        for _ in 0..<(1 + round % 4) {
+            MetaRouter.Analytics.shared.track("Kept", properties: ["n": kept])
+            kept += 1
+        }
+        let options = options
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = MetaRouter.Analytics.initialize(with: options) }
+            group.addTask {
+                if round % 2 == 0 {
+                    _ = await MetaRouter.Analytics.shutdownAll(timeout: 5)
+                } else {
+                    _ = await MetaRouter.Analytics.instance(for: options).shutdown(timeout: 5)
+                }
+            }
+        }
+    }
+    let analytics = MetaRouter.Analytics.initialize(with: options)
+    var info = await analytics.getDebugInfo()
+    let deadline = Date().addingTimeInterval(60)
+    while info.queueLength > 0, Date() < deadline {
+        await analytics.flushAndWait()
+        info = await analytics.getDebugInfo()
+    }
+    _ = await MetaRouter.Analytics.shutdownAll(timeout: 5)
+    say("kept \(kept)")
+    say("done")
+}

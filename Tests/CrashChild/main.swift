@@ -109,6 +109,10 @@ if arguments[1] == "shutdownrace" {
     await runShutdownRaceMode(directory: arguments[2], host: arguments[3], rounds: Int(arguments.count > 4 ? arguments[4] : "") ?? 1_000)
     exit(0)
 }
+if arguments[1] == "keptrace" {
+    await runKeptRaceMode(directory: arguments[2], host: arguments[3], rounds: Int(arguments.count > 4 ? arguments[4] : "") ?? 300)
+    exit(0)
+}
 if arguments[1] == "report" {
     await reportCrashes(directory: arguments[2], host: arguments[3])
     exit(0)

@@ -41,4 +41,22 @@ import Testing
         #expect(lines.contains("done"), "\(lines.suffix(5))")
         #expect(lines.contains("violations 0"), "\(lines.filter { $0.hasPrefix("round") || $0.hasPrefix("violations") })")
     }
+
+    /// Calls kept on `shared` while nothing is bound, then `initialize(with:)` racing a
+    /// shutdown of the same key (`shutdownAll`, or the instance's own), 400 times in a child
+    /// process: the kept calls never go to an instance that is shutting down — every one
+    /// arrives, when not before then when the key is initialized again.
+    @Test func callsKeptBeforeAnInitializeRacingAShutdownArrive() async throws {
+        let collector = try await Collector.start()
+        defer { collector.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let lines = try await runChildProcess(["keptrace", directory.url.path, collector.baseURL.absoluteString, "400"]).lines
+        #expect(lines.contains("done"), "\(lines.suffix(5))")
+        let kept = try #require(lines.first { $0.hasPrefix("kept ") }.flatMap { Int($0.dropFirst(5)) })
+        let events = try await collector.acceptedEvents()
+        let numbers = Set(events.filter { $0["event"]?.stringValue == "Kept" }.compactMap(\.number))
+        let missing = Set(0..<kept).subtracting(numbers).sorted()
+        #expect(missing.isEmpty, "\(missing.count) of \(kept) kept calls never arrived: \(missing.prefix(20))")
+    }
 }

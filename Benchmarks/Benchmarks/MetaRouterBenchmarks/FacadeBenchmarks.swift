@@ -62,6 +62,24 @@ func registerFacadeBenchmarks() {
     }
 }
 
+/// A server's per-request lookup of its tenant's instance: `Analytics.instance(for:)` with the
+/// options the instance was made with (a lock, a lookup and the comparison of every option,
+/// for `sdk.instance_exists`).
+func registerInstanceLookupBenchmark() {
+    Benchmark("instance(for:) with a known write key and the same options", configuration: .init(scalingFactor: .mega, maxIterations: 20)) { benchmark in
+        let directory = benchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var options = InitOptions(writeKey: "bench-lookup-\(UUID())", ingestionHost: "https://bench.invalid")
+        options.storageDirectory = directory
+        options.transport = InMemoryTransport()
+        let made = MetaRouter.Analytics.instance(for: options)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(MetaRouter.Analytics.instance(for: options)) }
+        benchmark.stopMeasurement()
+        runBlocking { _ = await made.shutdown() }
+    }
+}
+
 /// Wall time, CPU time and context switches of the whole process (`getrusage`).
 struct ProcessUsage {
     var uptime: UInt64

@@ -247,6 +247,7 @@ let benchmarks: @Sendable () -> Void = {
 
     registerMemoryBenchmarks()
     registerFacadeBenchmarks()
+    registerInstanceLookupBenchmark()
     registerDestinationBenchmarks()
 
     // The durability window: from track() returning to the event's record reaching write(2)
