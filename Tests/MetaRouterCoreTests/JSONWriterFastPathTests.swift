@@ -137,6 +137,54 @@ private struct SeededGenerator: RandomNumberGenerator {
         }
     }
 
+    /// The JSON text of `value` built from the writer's leaves alone (each scalar and key on its
+    /// own), with every object's keys sorted: no shortcut of the writer's is used.
+    private static func reference(_ value: JSON) -> String {
+        switch value {
+        case .array(let items): return "[" + items.map(reference).joined(separator: ",") + "]"
+        case .object(let members):
+            return "{" + members.keys.sorted().map { JSONWriter.string(.string($0)) + ":" + reference(members[$0]!) }.joined(separator: ",") + "}"
+        default: return JSONWriter.string(value)
+        }
+    }
+
+    /// Batches of objects whose `context` members are one dictionary shared (copied from where it
+    /// was first written), equal dictionaries of their own, dictionaries that differ only in
+    /// `0.0` against `-0.0`, and contexts nested in contexts, at every size: the text is always
+    /// the one written member by member, and a writer into a fixed buffer counts its length.
+    @Test func repeatedContextsAreWrittenAsTheirMembersWouldBe() {
+        var random = SeededGenerator(SeededRandom(seed: 0x636f_6e74))
+        for _ in 0..<300 {
+            let shared: JSON = .object([
+                "library": ["name": "metarouter-swift", "version": "1.0.0"], "os": ["name": "Linux"],
+                "padding": .string(String(repeating: "p", count: Int.random(in: 0...2_000, using: &random))),
+                "zero": .double(0.0), "locale": "en-US", "timezone": "UTC", "app": ["name": "bench"], "network": ["wifi": true],
+            ])
+            var events: [JSON] = []
+            for index in 0..<Int.random(in: 0...40, using: &random) {
+                var context: JSON
+                switch Int.random(in: 0..<5, using: &random) {
+                case 0, 1: context = shared
+                case 2: context = .object(shared.objectValue!.merging(["zero": .double(-0.0)]) { $1 })
+                case 3: context = .object(["context": shared, "n": .int(Int64(index))])
+                default: context = .object(shared.objectValue!.merging([:]) { $1 })
+                }
+                events.append(["type": "track", "n": .int(Int64(index)), "context": context, "properties": ["context": shared]])
+            }
+            let body: JSON = ["batch": .array(events), "context": shared]
+            let expected = Array(Self.reference(body).utf8)
+            #expect(JSONWriter.bytes(body) == expected)
+            let size = Int.random(in: 0...expected.count, using: &random)
+            var buffer = [UInt8](repeating: 0, count: size)
+            let counted = buffer.withUnsafeMutableBytes { raw -> Int in
+                guard var writer = ByteWriter(into: raw) else { return expected.count }
+                JSONWriter.write(body, into: &writer)
+                return writer.count
+            }
+            #expect(counted == expected.count)
+        }
+    }
+
     /// An encoded event keeps no spare room (the disk log would otherwise copy it again to hold
     /// it in memory): it fits the allocator's rounding, well under the log's 64-byte allowance.
     @Test func encodedEventsAreSizedToTheirBytes() {

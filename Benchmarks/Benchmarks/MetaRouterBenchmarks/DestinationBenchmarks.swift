@@ -86,6 +86,7 @@ func registerDestinationBenchmarks() {
                 .custom("own without the format / built-in x100", useScalingFactor: false),
                 .custom("CPU ns per event, built-in + own in the same shape", useScalingFactor: false),
                 .custom("own in the same shape / built-in x100", useScalingFactor: false),
+                .custom("CPU ns per event in the same-shape format", useScalingFactor: false),
             ], maxIterations: 5)
     ) { benchmark in
         let none = destinationRound(delivery: false, own: false)
@@ -94,6 +95,7 @@ func registerDestinationBenchmarks() {
         let both = destinationRound(delivery: true, own: true)
         let format = FormatTime.take() / 50_000
         let sameShape = destinationRound(delivery: true, own: true, format: SameShapeFormat())
+        let sameShapeFormat = FormatTime.take() / 50_000
         benchmark.measurement(.custom("CPU ns per event, no delivery", useScalingFactor: false), none)
         benchmark.measurement(.custom("CPU ns per event, built-in", useScalingFactor: false), builtIn)
         benchmark.measurement(.custom("CPU ns per event, built-in + own", useScalingFactor: false), both)
@@ -104,6 +106,7 @@ func registerDestinationBenchmarks() {
         benchmark.measurement(.custom("CPU ns per event, built-in + own in the same shape", useScalingFactor: false), sameShape)
         benchmark.measurement(
             .custom("own in the same shape / built-in x100", useScalingFactor: false), (sameShape - builtIn) * 100 / max(1, builtIn - none))
+        benchmark.measurement(.custom("CPU ns per event in the same-shape format", useScalingFactor: false), sameShapeFormat)
     }
 }
 

@@ -120,6 +120,19 @@ package struct ByteWriter {
         count += bytes.count
     }
 
+    /// Appends again the bytes at `range` of those written so far; `false`, with nothing
+    /// appended, when they are not all in this writer's memory (a writer that only counted them).
+    package mutating func appendWritten(_ range: Range<Int>) -> Bool {
+        guard range.lowerBound >= 0, range.upperBound <= Swift.min(count, capacity) else { return false }
+        if range.count > capacity - count {
+            if case .none = growth { return false }
+            grow(toHold: count + range.count)
+        }
+        (base + count).initialize(from: base + range.lowerBound, count: range.count)
+        count += range.count
+        return true
+    }
+
     /// Appends the UTF-8 of a literal.
     package mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }

@@ -33,6 +33,32 @@ package enum JSONWriter {
 
     /// Writes the UTF-8 bytes of `value`.
     package static func write(_ value: JSON, into out: inout ByteWriter) {
+        var repeated: RepeatedContext?
+        write(value, into: &out, repeated: &repeated)
+    }
+
+    /// Writes an object with its keys sorted.
+    package static func writeObject(_ members: [String: JSON], into out: inout ByteWriter) {
+        var repeated: RepeatedContext?
+        writeObject(members, into: &out, repeated: &repeated)
+    }
+
+    /// The last object written in this pass under the key `context`, and where its bytes are:
+    /// a batch of this SDK's events carries the context plugin's one dictionary in each of
+    /// them, whose bytes are copied instead of written again.
+    private struct RepeatedContext {
+        let members: [String: JSON]
+        let range: Range<Int>
+
+        /// Whether `other` is this very dictionary (the same storage, so the same members):
+        /// not `==`, under which `0.0` and `-0.0` are equal and written differently.
+        func isSame(as other: [String: JSON]) -> Bool {
+            guard MemoryLayout<[String: JSON]>.size == MemoryLayout<UInt>.size else { return false }
+            return withUnsafeBytes(of: members) { mine in withUnsafeBytes(of: other) { $0.load(as: UInt.self) == mine.load(as: UInt.self) } }
+        }
+    }
+
+    private static func write(_ value: JSON, into out: inout ByteWriter, repeated: inout RepeatedContext?) {
         switch value {
         case .null:
             out.append("null")
@@ -50,17 +76,16 @@ package enum JSONWriter {
             out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                write(item, into: &out)
+                write(item, into: &out, repeated: &repeated)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            writeObject(members, into: &out)
+            writeObject(members, into: &out, repeated: &repeated)
         }
     }
 
-    /// Writes an object with its keys sorted.
-    package static func writeObject(_ members: [String: JSON], into out: inout ByteWriter) {
-        guard members.count <= 16 else { return writeLargeObject(members, into: &out) }
+    private static func writeObject(_ members: [String: JSON], into out: inout ByteWriter, repeated: inout RepeatedContext?) {
+        guard members.count <= 16 else { return writeLargeObject(members, into: &out, repeated: &repeated) }
         out.append(UInt8(ascii: "{"))
         // The members' positions, sorted by key in a buffer on the stack: no array of
         // key-value copies per object (events are written at tens of thousands per second).
@@ -86,24 +111,32 @@ package enum JSONWriter {
             for index in 0..<count {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 let member = members[order[index]]
-                writeString(member.key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                write(member.value, into: &out)
+                writeMember(member.key, member.value, into: &out, repeated: &repeated)
             }
         }
         out.append(UInt8(ascii: "}"))
     }
 
     /// Objects above 16 members: sorted as an array (insertion sort would be quadratic).
-    private static func writeLargeObject(_ members: [String: JSON], into out: inout ByteWriter) {
+    private static func writeLargeObject(_ members: [String: JSON], into out: inout ByteWriter, repeated: inout RepeatedContext?) {
         out.append(UInt8(ascii: "{"))
         for (index, member) in members.sortedByKey().enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            writeString(member.key, into: &out)
-            out.append(UInt8(ascii: ":"))
-            write(member.value, into: &out)
+            writeMember(member.key, member.value, into: &out, repeated: &repeated)
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// `"key":value`; a `context` object that is the one written last under that key is
+    /// copied from where it was written.
+    private static func writeMember(_ key: String, _ value: JSON, into out: inout ByteWriter, repeated: inout RepeatedContext?) {
+        writeString(key, into: &out)
+        out.append(UInt8(ascii: ":"))
+        guard key == "context", case .object(let members) = value else { return write(value, into: &out, repeated: &repeated) }
+        if let last = repeated, last.isSame(as: members), out.appendWritten(last.range) { return }
+        let start = out.count
+        writeObject(members, into: &out, repeated: &repeated)
+        repeated = RepeatedContext(members: members, range: start..<out.count)
     }
 
     private static func writeDouble(_ number: Double, into out: inout ByteWriter) {
