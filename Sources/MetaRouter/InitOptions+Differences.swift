@@ -10,14 +10,15 @@ extension InitOptions {
     func optionsDiffering(from other: InitOptions) -> [String] {
         var names: [String] = []
         func note(_ name: String, _ differs: Bool) { if differs { names.append(name) } }
-        note("ingestionHost", ingestionHost != other.ingestionHost)
+        // Spellings the options read alike (white space, a trailing slash) are the same host.
+        note("ingestionHost", ingestionHost != other.ingestionHost && hostText != other.hostText)
         note("debug", debug != other.debug)
         note("flushIntervalSeconds", flushIntervalSeconds != other.flushIntervalSeconds)
         note("maxQueueEvents", maxQueueEvents != other.maxQueueEvents)
         note("maxDiskEvents", maxDiskEvents != other.maxDiskEvents)
         note("trackLifecycleEvents", trackLifecycleEvents != other.trackLifecycleEvents)
         note("application", application != other.application)
-        note("storageDirectory", storageDirectory != other.storageDirectory)
+        note("storageDirectory", storageDirectory != other.storageDirectory && !Self.sameDirectory(storageDirectory, other.storageDirectory))
         note("keyValueStore", (keyValueStore == nil) != (other.keyValueStore == nil))
         note("logSink", (logSink == nil) != (other.logSink == nil))
         note("transport", (transport == nil) != (other.transport == nil))
@@ -73,5 +74,13 @@ extension InitOptions {
         note("identityMode", identityMode != other.identityMode)
         note("allowInsecureHTTP", allowInsecureHTTP != other.allowInsecureHTTP)
         return names
+    }
+
+    /// Whether two directories are one path, however their URLs were made: Foundation adds a
+    /// trailing slash to a file URL made for a directory that exists, so a server making its
+    /// options per request would otherwise see its second request differ from its first.
+    private static func sameDirectory(_ one: URL?, _ other: URL?) -> Bool {
+        guard let one, let other else { return one == nil && other == nil }
+        return one.standardizedFileURL.path == other.standardizedFileURL.path
     }
 }

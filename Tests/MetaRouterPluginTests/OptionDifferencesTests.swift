@@ -109,6 +109,35 @@ import Testing
         }
     }
 
+    /// Spellings of one host or one directory a server may make per request name nothing: white
+    /// space and a trailing slash around the host, a directory URL made before and after the
+    /// directory exists, with `isDirectory`, a doubled slash or a `..` in its path.
+    @Test func spellingsOfTheSameHostOrDirectoryNameNothing() throws {
+        var host = Self.base()
+        for text in ["https://api.invalid/", " https://api.invalid ", "https://api.invalid/ \n"] {
+            host.ingestionHost = text
+            #expect(host.optionsDiffering(from: Self.base()).isEmpty, "\(text)")
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.url.path + "/tenant"
+        var before = Self.base()
+        before.storageDirectory = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for made in [
+            URL(fileURLWithPath: path), URL(fileURLWithPath: path, isDirectory: true), URL(fileURLWithPath: path + "/"),
+            URL(fileURLWithPath: directory.url.path + "//tenant"), URL(fileURLWithPath: path + "/../tenant"),
+            directory.url.appendingPathComponent("tenant"),
+        ] {
+            var after = Self.base()
+            after.storageDirectory = made
+            #expect(after.optionsDiffering(from: before).isEmpty, "\(made)")
+        }
+        var other = Self.base()
+        other.storageDirectory = URL(fileURLWithPath: directory.url.path + "/another")
+        #expect(other.optionsDiffering(from: before) == ["storageDirectory"])
+    }
+
     /// Random sets of changes are named exactly, in the order `InitOptions` declares them.
     @Test func randomSetsOfChangesAreNamedExactly() throws {
         var random = SeededRandom(seed: 0x6f70_7473)
