@@ -132,7 +132,8 @@ package enum JSONWriter {
     private static func writeMember(_ key: String, _ value: JSON, into out: inout ByteWriter, repeated: inout RepeatedContext?) {
         writeString(key, into: &out)
         out.append(UInt8(ascii: ":"))
-        guard key == "context", case .object(let members) = value else { return write(value, into: &out, repeated: &repeated) }
+        // The case first: most members are not objects, and this runs for every event encoded.
+        guard case .object(let members) = value, key == "context" else { return write(value, into: &out, repeated: &repeated) }
         if let last = repeated, last.isSame(as: members), out.appendWritten(last.range) { return }
         let start = out.count
         writeObject(members, into: &out, repeated: &repeated)
