@@ -253,7 +253,9 @@ public final class Analytics: Sendable {
         return found.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
     }
 
-    /// Clears identity (a new anonymousId), the advertising id and the queue.
+    /// Clears identity (a new anonymousId), the advertising id and the queue: every event
+    /// accepted before it and not yet delivered, the disk log's included, is dropped and counted
+    /// (`DropReason.reset`); calls after it are kept.
     public func reset() {
         let engine = engine
         changingUser { engine.reset() }

@@ -93,18 +93,34 @@ func runShutdownRaceMode(directory: String, host: String, rounds: Int) async {
 // The kept-calls race mode:
 //
 //   MetaRouterCrashChild keptrace <directory> <host> <rounds>
-//       each round, with nothing bound, one to four `shared.track("Kept")` calls are kept; then
+//       each round, with nothing bound, one to four `shared.track("Kept")` calls are kept —
+//       every third round followed by `shared.reset()` and one more track; then
 //       `initialize(with:)` races `shutdownAll` (even rounds) or the instance's own `shutdown`
 //       (odd rounds), one write key and storage directory throughout. At the end the key is
-//       initialized once more and everything flushed. Prints "kept <count>" and "done": the
-//       parent checks every kept call arrived.
+//       initialized once more and everything flushed. Prints "kept <count>", a line
+//       "reset-dropped <n> <mark>" for each event a reset dropped (`mark`: how many calls were
+//       made before the latest `reset()` called by then), and "done": the parent checks every
+//       kept call arrived or was dropped by a reset called after it.
 func runKeptRaceMode(directory: String, host: String, rounds: Int) async {
     var options = makeOptions(directory: directory, host: host, writeKey: "kept-race")
     options.flushIntervalSeconds = 3600
+    // How many calls were made before the latest `reset()`: set before that reset is called.
+    let latestReset = Locked(0)
+    options.onPermanentFailure = { failure in
+        guard failure.reason == .reset else { return say("dropped \(failure.events.count): \(failure.reason)") }
+        let mark = latestReset.current
+        for event in failure.events { say("reset-dropped \(event["properties"]?["n"]?.int64Value ?? -1) \(mark)") }
+    }
     var kept = 0
     for round in 0..<rounds {
         _ = await MetaRouter.Analytics.shutdownAll(timeout: 5)
         for _ in 0..<(1 + round % 4) {
+            MetaRouter.Analytics.shared.track("Kept", properties: ["n": kept])
+            kept += 1
+        }
+        if round % 3 == 2 {
+            latestReset.withLock { $0 = kept }
+            MetaRouter.Analytics.shared.reset()
             MetaRouter.Analytics.shared.track("Kept", properties: ["n": kept])
             kept += 1
         }
