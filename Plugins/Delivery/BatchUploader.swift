@@ -14,10 +14,13 @@ package final class BatchUploader {
     /// The wire the uploader sends through: how events are queued, requests, and the
     /// classification of answers.
     private let wire: any UploadWire
-    private let transport: any HTTPTransport
+    let transport: any HTTPTransport
     /// With ``Options/gzip``: bodies are compressed there, off the executor, just before they
     /// are handed to the transport.
-    private let compression: RequestCompression?
+    let compression: RequestCompression?
+    /// With a wire that writes its requests off the executor (a format of the integrator's):
+    /// where they are written, one at a time.
+    private let writing: DispatchQueue?
     let policies: [any FlushPolicy]
     let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
@@ -70,6 +73,7 @@ package final class BatchUploader {
         self.wire = wire
         self.transport = transport
         compression = options.gzip ? RequestCompression() : nil
+        writing = wire.writesRequestsOffExecutor ? DispatchQueue(label: "com.metarouter.format", qos: .utility) : nil
         self.policies = policies
         self.onPermanentFailure = onPermanentFailure
         retries = RetryPlan(options: options, random: breakerRandom)
@@ -187,8 +191,12 @@ package final class BatchUploader {
         stop()
         store.close()
         guard let transport = transport as? any InvalidatableHTTPTransport else { return }
-        // After the body being compressed, if any, has been handed over.
-        if let compression { compression.afterPending { transport.invalidate() } } else { transport.invalidate() }
+        // After the request being written and the body being compressed, if any, have been
+        // handed over.
+        let invalidate: @Sendable () -> Void = { [compression] in
+            if let compression { compression.afterPending { transport.invalidate() } } else { transport.invalidate() }
+        }
+        if let writing { writing.async(execute: invalidate) } else { invalidate() }
     }
 
     // MARK: Sending
@@ -209,26 +217,31 @@ package final class BatchUploader {
         store.commit()
         scheduleSync()
         let sentAt = analytics.configuration.clock.now()
-        var request: TransportRequest
+        attempts += 1
+        let attempt = attempts
+        let leave = departure(of: batch, attempt: attempt, sentAt: sentAt)
+        if let writing {
+            inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
+            armWatchdog(after: watchdog.limit)
+            writing.async { [wire, uploaderHandle] in
+                do {
+                    leave(try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt))
+                } catch {
+                    uploaderHandle.run { $0.handle(.failure(UnwritableBatch(error: error)), for: batch, attempt: attempt) }
+                }
+            }
+            return
+        }
+        let request: TransportRequest
         do {
             request = try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt)
         } catch {
             return refuseUnwritable(batch, error)
         }
-        request.timeout = options.requestTimeout
-        if tracing { request.headers["Trace"] = "true" }
-        attempts += 1
-        let attempt = attempts
         inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
         armWatchdog(after: watchdog.limit)
-        let send: @Sendable (TransportRequest) -> Void = { [transport, uploaderHandle] request in
-            transport.send(request) { outcome in
-                uploaderHandle.run { $0.handle(outcome, for: batch, attempt: attempt) }
-            }
-        }
-        guard let compression else { return send(request) }
-        compression.compress(request, of: .init(batch.events), sentAt: sentAt, then: send)
-        prepareNextBody(after: batch, in: compression, sentAt: sentAt)
+        leave(request)
+        if let compression { prepareNextBody(after: batch, in: compression, sentAt: sentAt) }
     }
 
     /// A batch the format could not write is dropped for good (counted `rejected`); the next
@@ -261,6 +274,10 @@ package final class BatchUploader {
         inFlight = nil
         guard !closed else { return resolveWaiters() }
         defer { scheduleCommit() }
+        if case .failure(let unwritable as UnwritableBatch) = outcome {
+            if let reason = current.abandonedFor { return settleAbandoned(batch, verdict: .retry, reason: reason) }
+            return refuseUnwritable(batch, unwritable.error)
+        }
         if case .failure(let error as LocalResourcesExhausted) = outcome, !current.abandoned {
             return waitForResources(error, batch: batch)
         }

@@ -7,7 +7,9 @@ import MetaRouterCore
 /// the breaker, `Retry-After`, gzip (an option of the destination, not of the format) and the
 /// `Trace` header. See `Docs/Destinations.md`.
 ///
-/// Both requirements are called on the instance's executor: keep them quick and free of I/O.
+/// `request(for:)` is called on a queue of the destination's own, one batch at a time, so a slow
+/// format holds up its own destination and not the instance; `verdict(for:)` is called on the
+/// instance's executor: keep it quick and free of I/O.
 public protocol DeliveryFormat: Sendable {
     /// The request that delivers `batch`: URL, method, headers and the uncompressed body.
     ///

@@ -15,6 +15,9 @@ package protocol UploadWire: Sendable {
     /// events and `sentAt` (then gzip compresses it ahead, while the batch before is in flight);
     /// `nil` when it may depend on more.
     func bodyAhead(for events: [QueuedEvent], sentAt: Date) -> Data?
+    /// Whether ``request(packed:id:sentAt:)`` is called off the executor, on a queue of the
+    /// uploader's own: for a format of the integrator's, whose time the SDK cannot bound.
+    var writesRequestsOffExecutor: Bool { get }
 }
 
 /// Any ``DeliveryFormat`` as the uploader's wire: events are queued as this SDK's wire format
@@ -77,6 +80,11 @@ package struct FormatWire: UploadWire {
 
     /// A format's body may carry the batch's id: never prepared ahead.
     package func bodyAhead(for events: [QueuedEvent], sentAt: Date) -> Data? { nil }
+
+    /// A format's request is written off the executor: a slow format holds up its own
+    /// destination, not the instance. (`request(packed:id:sentAt:)` touches only the format,
+    /// which is `Sendable`, and ``RecentEvents``, which is locked.)
+    package var writesRequestsOffExecutor: Bool { true }
 }
 
 /// The events this process queued most recently, in the order they were queued.
@@ -136,6 +144,12 @@ final class RecentEvents: Sendable {
             }
         }
     }
+}
+
+/// A format's `request(for:)` threw off the executor: brought back to it as the attempt's
+/// outcome, which drops the batch as a format's mistake.
+struct UnwritableBatch: Error {
+    let error: any Error
 }
 
 /// A format's request whose URL is not an http(s) URL with a host.

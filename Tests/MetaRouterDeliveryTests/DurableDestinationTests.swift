@@ -195,6 +195,37 @@ struct OwnFormat: DeliveryFormat {
         #expect(own?.retries ?? 0 >= 1)
     }
 
+    /// A format whose `request(for:)` does not return holds up only its own destination: while
+    /// it is stuck the instance takes calls and the built-in destination delivers them (seen
+    /// at its collector, not through the executor); once it returns, its destination delivers
+    /// every event once, in order.
+    @Test func aStuckFormatHoldsUpOnlyItsOwnDestination() async throws {
+        let builtIn = try await Collector.start(), vendor = try await Collector.start()
+        defer { builtIn.stop(); vendor.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let gate = FormatGate()
+        let format = GatedFormat(inner: OwnFormat(host: vendor.baseURL), gate: gate)
+        let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Own", format: format, options: fast(5)), directory: directory.url)
+        for index in 0..<20 { analytics.track("Step", properties: ["n": index]) }
+        analytics.flush()
+        let stuck = await eventually { gate.entered.current }
+        for index in 20..<30 { analytics.track("Step", properties: ["n": index]) }
+        analytics.flush()
+        let builtInDelivered = await eventually { (try? await builtIn.acceptedEvents().count) == 30 }
+        gate.open()
+        let ownDelivered = await eventually {
+            await analytics.flushAndWait()
+            return await analytics.getDebugInfo().destinations["Own"]?.sent == 30
+        }
+        await analytics.shutdown()
+        #expect(stuck, "the format was never asked for a request")
+        #expect(builtInDelivered, "the built-in destination waited for the stuck format")
+        #expect(ownDelivered)
+        let numbers = try await vendor.requests().filter { $0.status == 200 }.flatMap(\.events).compactMap(\.number)
+        #expect(numbers == Array(0..<30), "\(numbers)")
+    }
+
     /// A destination that needs a consent category gets only the events that grant it; the
     /// built-in one gets every event. Withdrawing the category drops what the destination holds,
     /// counted, and leaves the built-in destination's queue alone.
@@ -327,4 +358,33 @@ struct OwnFormat: DeliveryFormat {
 private struct UncheckedDestination: @unchecked Sendable {  // given to exactly one instance, which alone calls it
     let destination: DurableDestination
     init(_ destination: DurableDestination) { self.destination = destination }
+}
+
+/// Holds every `request(for:)` of a ``GatedFormat`` until opened.
+private final class FormatGate: Sendable {
+    private let opened = DispatchSemaphore(value: 0)
+    /// Whether a request was asked for.
+    let entered = Locked(false)
+
+    /// Waits until ``open()``; passes at once after it.
+    func pass() {
+        entered.withLock { $0 = true }
+        opened.wait()
+        opened.signal()
+    }
+
+    func open() { opened.signal() }
+}
+
+/// ``OwnFormat`` whose requests wait at a gate.
+private struct GatedFormat: DeliveryFormat {
+    let inner: OwnFormat
+    let gate: FormatGate
+
+    func request(for batch: DeliveryBatch) throws -> DeliveryRequest {
+        gate.pass()
+        return try inner.request(for: batch)
+    }
+
+    func verdict(for response: DeliveryResponse) -> DeliveryVerdict { inner.verdict(for: response) }
 }
