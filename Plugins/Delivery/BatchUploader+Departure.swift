@@ -4,13 +4,20 @@ import MetaRouterCore
 extension BatchUploader {
     /// What takes a batch's request to the host, from any thread: the timeout and tracing
     /// header, gzip (off the executor) when on, then the transport, whose answer comes back to
-    /// the executor as this attempt's.
-    func departure(of batch: PendingBatch, attempt: Int, sentAt: Date) -> @Sendable (TransportRequest) -> Void {
+    /// the executor as this attempt's — read first on `reading`'s queue by its wire when given
+    /// (a format's `verdict(for:)`, which the executor does not wait for).
+    func departure(
+        of batch: PendingBatch, attempt: Int, sentAt: Date, reading: (queue: DispatchQueue, wire: any UploadWire, clock: any AnalyticsClock)?
+    ) -> @Sendable (TransportRequest) -> Void {
         let timeout = options.requestTimeout
         let trace = tracing
         let send: @Sendable (TransportRequest) -> Void = { [transport, uploaderHandle] request in
             transport.send(request) { outcome in
-                uploaderHandle.run { $0.handle(outcome, for: batch, attempt: attempt) }
+                guard let reading else { return uploaderHandle.run { $0.handle(outcome, for: batch, attempt: attempt) } }
+                reading.queue.async {
+                    let verdict = reading.wire.classify(outcome, now: reading.clock.now())
+                    uploaderHandle.run { $0.handle(outcome, for: batch, attempt: attempt, verdict: verdict) }
+                }
             }
         }
         let compressing: @Sendable (TransportRequest) -> Void

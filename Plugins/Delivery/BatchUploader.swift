@@ -18,9 +18,9 @@ package final class BatchUploader {
     /// With ``Options/gzip``: bodies are compressed there, off the executor, just before they
     /// are handed to the transport.
     let compression: RequestCompression?
-    /// With a wire that writes its requests off the executor (a format of the integrator's):
-    /// where they are written, one at a time.
-    private let writing: DispatchQueue?
+    /// With a wire that runs off the executor (a format of the integrator's): where its
+    /// requests are written and its answers read, one at a time.
+    private let formatQueue: DispatchQueue?
     let policies: [any FlushPolicy]
     let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
@@ -73,7 +73,7 @@ package final class BatchUploader {
         self.wire = wire
         self.transport = transport
         compression = options.gzip ? RequestCompression() : nil
-        writing = wire.writesRequestsOffExecutor ? DispatchQueue(label: "com.metarouter.format", qos: .utility) : nil
+        formatQueue = wire.runsOffExecutor ? DispatchQueue(label: "com.metarouter.format", qos: .utility) : nil
         self.policies = policies
         self.onPermanentFailure = onPermanentFailure
         retries = RetryPlan(options: options, random: breakerRandom)
@@ -158,6 +158,8 @@ package final class BatchUploader {
     /// abandoned (its answer then counts it: delivered, or dropped under `reason`).
     package func discardQueued(reason: DropReason) {
         analytics?.assertOnExecutor()
+        // A closed uploader's log is the next instance's.
+        guard !closed else { return }
         retryTimer?.cancel()
         retryTimer = nil
         retries.restartDelay()
@@ -196,7 +198,7 @@ package final class BatchUploader {
         let invalidate: @Sendable () -> Void = { [compression] in
             if let compression { compression.afterPending { transport.invalidate() } } else { transport.invalidate() }
         }
-        if let writing { writing.async(execute: invalidate) } else { invalidate() }
+        if let formatQueue { formatQueue.async(execute: invalidate) } else { invalidate() }
     }
 
     // MARK: Sending
@@ -219,11 +221,11 @@ package final class BatchUploader {
         let sentAt = analytics.configuration.clock.now()
         attempts += 1
         let attempt = attempts
-        let leave = departure(of: batch, attempt: attempt, sentAt: sentAt)
-        if let writing {
+        let leave = departure(of: batch, attempt: attempt, sentAt: sentAt, reading: formatQueue.map { ($0, wire, analytics.configuration.clock) })
+        if let formatQueue {
             inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
             armWatchdog(after: watchdog.limit)
-            writing.async { [wire, uploaderHandle] in
+            formatQueue.async { [wire, uploaderHandle] in
                 do {
                     leave(try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt))
                 } catch {
@@ -268,7 +270,9 @@ package final class BatchUploader {
     /// size, never to a size the host refused.
     private var sizeAfterDelivery: Int { min(options.maxBatchSize, refusedBatchSize - 1, batchSize > Int.max / 2 ? Int.max : batchSize * 2) }
 
-    func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int) {
+    /// Acts on `attempt`'s outcome: `verdict` is the wire's reading of it when it was read off
+    /// the executor (a format's), else it is read here.
+    func handle(_ outcome: Result<TransportResponse, any Error>, for batch: PendingBatch, attempt: Int, verdict read: ResponseVerdict? = nil) {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
         inFlight = nil
@@ -282,7 +286,7 @@ package final class BatchUploader {
             return waitForResources(error, batch: batch)
         }
         let now = analytics.configuration.clock.uptime()
-        let verdict = wire.classify(outcome, now: analytics.configuration.clock.now())
+        let verdict = read ?? wire.classify(outcome, now: analytics.configuration.clock.now())
         if let reason = current.abandonedFor { return settleAbandoned(batch, verdict: verdict, reason: reason) }
         // A durable store keeps less in memory while nothing can leave.
         switch verdict {

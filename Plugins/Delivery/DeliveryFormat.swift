@@ -7,9 +7,9 @@ import MetaRouterCore
 /// the breaker, `Retry-After`, gzip (an option of the destination, not of the format) and the
 /// `Trace` header. See `Docs/Destinations.md`.
 ///
-/// `request(for:)` is called on a queue of the destination's own, one batch at a time, so a slow
-/// format holds up its own destination and not the instance; `verdict(for:)` is called on the
-/// instance's executor: keep it quick and free of I/O.
+/// Both requirements are called on a queue of the destination's own, one batch at a time, never
+/// on the instance's executor: a slow format holds up its own deliveries, not the instance's
+/// calls or its other destinations.
 public protocol DeliveryFormat: Sendable {
     /// The request that delivers `batch`: URL, method, headers and the uncompressed body.
     ///

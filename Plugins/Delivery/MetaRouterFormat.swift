@@ -77,8 +77,9 @@ package struct MetaRouterFormat: DeliveryFormat, UploadWire {
     /// ``batchFormat``'s body: it depends only on the events and `sentAt`.
     package func bodyAhead(for events: [QueuedEvent], sentAt: Date) -> Data? { batchFormat.body(for: events, sentAt: sentAt) }
 
-    /// The built-in body is the queued bytes joined: written on the executor.
-    package var writesRequestsOffExecutor: Bool { false }
+    /// The built-in body is the queued bytes joined, the answers read by the seed's table: both
+    /// on the executor.
+    package var runsOffExecutor: Bool { false }
 
     /// Exactly ``ResponseClassifier/verdict(for:now:)``.
     package func classify(_ outcome: Result<TransportResponse, any Error>, now: Date) -> ResponseVerdict {

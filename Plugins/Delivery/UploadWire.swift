@@ -15,9 +15,10 @@ package protocol UploadWire: Sendable {
     /// events and `sentAt` (then gzip compresses it ahead, while the batch before is in flight);
     /// `nil` when it may depend on more.
     func bodyAhead(for events: [QueuedEvent], sentAt: Date) -> Data?
-    /// Whether ``request(packed:id:sentAt:)`` is called off the executor, on a queue of the
-    /// uploader's own: for a format of the integrator's, whose time the SDK cannot bound.
-    var writesRequestsOffExecutor: Bool { get }
+    /// Whether ``request(packed:id:sentAt:)`` and ``classify(_:now:)`` of an answer are called
+    /// off the executor, on a queue of the uploader's own: for a format of the integrator's,
+    /// whose time the SDK cannot bound.
+    var runsOffExecutor: Bool { get }
 }
 
 /// Any ``DeliveryFormat`` as the uploader's wire: events are queued as this SDK's wire format
@@ -81,10 +82,10 @@ package struct FormatWire: UploadWire {
     /// A format's body may carry the batch's id: never prepared ahead.
     package func bodyAhead(for events: [QueuedEvent], sentAt: Date) -> Data? { nil }
 
-    /// A format's request is written off the executor: a slow format holds up its own
-    /// destination, not the instance. (`request(packed:id:sentAt:)` touches only the format,
-    /// which is `Sendable`, and ``RecentEvents``, which is locked.)
-    package var writesRequestsOffExecutor: Bool { true }
+    /// A format runs off the executor: a slow one holds up its own destination, not the
+    /// instance. (Both touch only the format, which is `Sendable`, and ``RecentEvents``, which
+    /// is locked.)
+    package var runsOffExecutor: Bool { true }
 }
 
 /// The events this process queued most recently, in the order they were queued.

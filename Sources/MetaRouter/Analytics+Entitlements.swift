@@ -35,7 +35,7 @@ extension Analytics {
     /// an outage the last known good set stays in force.
     ///
     /// - Returns: The entitlements fetched.
-    /// - Throws: An ``EntitlementError``.
+    /// - Throws: An ``EntitlementError``; `unavailable` once the instance has shut down.
     public func refreshEntitlements() async throws -> Set<String> {
         let client = engine
         guard entitlementCache != nil || isKeeping else { throw EntitlementError.notConfigured }
@@ -46,6 +46,10 @@ extension Analytics {
             }
             guard !client.isInForkedChild else { return reply(.failure(.notConfigured)) }
             client.perform { timeline in
+                guard !client.isClosedToCalls else {
+                    client.noteDroppedCall("refreshEntitlements call")
+                    return reply(.failure(.unavailable("the instance is shut down")))
+                }
                 guard let plugin = self.pillars(timeline).entitlements?(timeline) else { return reply(.failure(.notConfigured)) }
                 plugin.refresh(reply: reply)
             }
@@ -107,7 +111,7 @@ extension Analytics {
         let recording = cache.admitPurchase(transactionId: transactionId, evidenceBytes: evidence.utf8.count)
         switch recording {
         case .queued:
-            client.perform { timeline in
+            client.performCall("recordPurchase call") { timeline in
                 self.pillars(timeline).entitlements?(timeline).record(transactionId: transactionId, evidence: evidence, timeline: timeline)
             }
         case .alreadyWaiting:
@@ -124,7 +128,10 @@ extension Analytics {
         cache.beginUserChange()
         call()
         let slots = parts.pillarSlots
-        parts.engine.perform { timeline in
+        let engine = parts.engine
+        engine.perform { timeline in
+            // After a shutdown the call itself was dropped (and logged): no user changed.
+            guard !engine.isClosedToCalls else { return }
             if let plugin = slots.found.entitlements?(timeline) {
                 plugin.userDidChange(timeline)
             } else {
@@ -139,8 +146,10 @@ extension Analytics {
     /// user stored must not keep serving that user's set.
     func changingUserOfBoundInstance(_ parts: Parts, _ call: () -> Void) {
         call()
-        parts.engine.perform { timeline in
-            guard let plugin = self.pillars(timeline).entitlements?(timeline) else { return }
+        let engine = parts.engine
+        engine.perform { timeline in
+            // After a shutdown the call itself was dropped (and logged): no user changed.
+            guard !engine.isClosedToCalls, let plugin = self.pillars(timeline).entitlements?(timeline) else { return }
             plugin.cache.beginUserChange()
             plugin.userDidChange(timeline)
         }

@@ -23,7 +23,7 @@ extension Analytics {
     ///
     /// - Parameter breadcrumb: What happened, kept in call order.
     public func addBreadcrumb(_ breadcrumb: Breadcrumb) {
-        engine.perform { timeline in
+        engine.performCall("addBreadcrumb call") { timeline in
             guard timeline.collectsAnalytics, let plugin = self.pillars(timeline).breadcrumbs?(timeline) else { return }
             var kept = breadcrumb
             kept.message = timeline.scrubbedForExport(breadcrumb.message)
@@ -37,7 +37,7 @@ extension Analytics {
         let now = engine.configuration.clock.now()
         // Built and run through the timeline in one operation, so the report keeps its place
         // among the calls: a consent change made just after it does not reach it.
-        engine.perform { timeline in
+        engine.performCall("captureError call") { timeline in
             guard let plugin = self.pillars(timeline).errorCapture?(timeline) else { return }
             #if Privacy
             if let consent = self.pillars(timeline).consent?(timeline), !consent.state.errors { return }

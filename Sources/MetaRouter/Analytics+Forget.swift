@@ -33,11 +33,17 @@ extension Analytics {
     /// Wipes this instance's local state, in call order: the queued events (in memory and in
     /// its disk log), the stored identity, consent, super properties, breadcrumbs and signals.
     /// Only the instance's own storage is touched: its log deletes the segment files it
-    /// created, and its key-value store loses the keys the plugins own.
+    /// created, and its key-value store loses the keys the plugins own. On an instance that has
+    /// shut down nothing is wiped — its files are the next instance's — and the report is empty.
     ///
     /// - Returns: What was wiped.
     public func forget() async -> ForgetReport {
-        let found = await onExecutor { timeline in
+        let found = await onExecutor { timeline -> ForgetReport? in
+            // After a shutdown the files are the next instance's: nothing is touched.
+            guard !self.engine.isClosedToCalls else {
+                self.engine.noteDroppedCall("forget call")
+                return nil
+            }
             let storage = self.engine.configuration.storage
             let queued = self.pillars(timeline).destination?(timeline).uploader?.status().queueLength ?? 0
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]
@@ -58,8 +64,8 @@ extension Analytics {
             #endif
             return report
         }
-        // In a fork() child nothing is touched: the files are the parent's.
-        guard let report = found else { return ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false) }
+        // In a fork() child nothing is touched either: the files are the parent's.
+        guard let report = found ?? nil else { return ForgetReport(queuedEvents: 0, identity: false, consent: false, superProperties: false) }
         await resetAndWait()
         engine.logger.info(
             "sdk.forgotten: \(report.queuedEvents) queued event(s), identity \(report.identity ? "removed" : "none stored"), "

@@ -8,7 +8,7 @@ extension Analytics {
     ///
     /// - Parameter enabled: Whether values that look like PII are masked before they leave.
     public func setScrubPII(_ enabled: Bool) {
-        engine.perform { timeline in
+        engine.performCall("setScrubPII call") { timeline in
             guard let current = self.instance(on: timeline) else { return }
             if let scrubber = current.slots.scrubber {
                 scrubber.isEnabled = enabled
@@ -43,7 +43,7 @@ extension Analytics {
     private func register(_ key: String, _ value: Any, call: String, once: Bool) {
         let engine = engine
         guard let converted = engine.inputProblems.converted([key: value], root: "superProperties", call: call)[key] else { return }
-        engine.perform { timeline in
+        engine.performCall("\(call) call") { timeline in
             let scrubbed = timeline.scrubbedForExport([key: converted])[key] ?? converted
             guard let plugin = self.pillars(timeline).superProperties?(timeline) else { return }
             if once {
@@ -58,7 +58,7 @@ extension Analytics {
     ///
     /// - Parameter key: The property's name.
     public func unregisterSuperProperty(_ key: String) {
-        engine.perform { self.pillars($0).superProperties?($0).unregister(key) }
+        engine.performCall("unregisterSuperProperty call") { self.pillars($0).superProperties?($0).unregister(key) }
     }
 
     /// Sets the consent in force for the calls made after this one (and persists it); calls
@@ -67,7 +67,7 @@ extension Analytics {
     ///
     /// - Parameter consent: What the user agreed to, by channel.
     public func setConsent(_ consent: ConsentState) {
-        engine.perform { timeline in
+        engine.performCall("setConsent call") { timeline in
             self.pillars(timeline).consent?(timeline).set(consent)
             timeline.consentCategoriesChanged(to: consent.categoryPreferences)
         }

@@ -13,7 +13,7 @@ extension Analytics {
     /// - Throws: The error that says where and why `text` does not load.
     public func replaceRules(named name: String, with text: String) throws {
         let rules = try RuleSetLoader.load(text)
-        perform { timeline in
+        engine.performCall("replaceRules call") { timeline in
             for plugin in timeline.findAll(TransformPlugin.self) where plugin.ruleSet.name == name { plugin.replace(with: rules) }
         }
     }

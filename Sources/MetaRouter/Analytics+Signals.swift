@@ -11,7 +11,7 @@ extension Analytics {
         let engine = engine
         let now = engine.configuration.clock.now()
         let checked = bounded(signal, problems: engine.inputProblems)
-        engine.perform { timeline in self.pillars(timeline).signals?(timeline).add(checked, at: now, timeline: timeline) }
+        engine.performCall("emit call") { timeline in self.pillars(timeline).signals?(timeline).add(checked, at: now, timeline: timeline) }
     }
 
     /// The signal with its app-given JSON held to the depth limit of properties: what is

@@ -8,7 +8,7 @@ extension Analytics {
     ///
     /// - Parameter plan: The plan, or `nil` for none.
     public func setTrackingPlan(_ plan: TrackingPlan?) {
-        engine.perform { timeline in
+        engine.performCall("setTrackingPlan call") { timeline in
             guard let current = self.instance(on: timeline) else { return }
             if let plugin = current.slots.trackingPlan {
                 plugin.setPlan(plan)

@@ -217,18 +217,18 @@ public final class Analytics: Sendable {
     ///
     /// - Parameter advertisingId: The IDFA, or `nil`.
     public func setAdvertisingId(_ advertisingId: String?) {
-        engine.perform { self.pillars($0).advertisingId?($0).set(advertisingId) }
+        engine.performCall("setAdvertisingId call") { self.pillars($0).advertisingId?($0).set(advertisingId) }
     }
 
     /// Clears the advertising identifier from storage and context.
     public func clearAdvertisingId() {
-        engine.perform { self.pillars($0).advertisingId?($0).clear() }
+        engine.performCall("clearAdvertisingId call") { self.pillars($0).advertisingId?($0).clear() }
     }
 
     /// Starts a new session: the next event carries `context.sessionStart`. Where sessions are
     /// not automatic (a server), this adds the session plugin.
     public func startSession() {
-        engine.perform { timeline in
+        engine.performCall("startSession call") { timeline in
             let slots = self.parts.pillarSlots
             if let plugin = slots.session { return plugin.startSession() }
             let sessions = self.options.sessions
@@ -242,7 +242,7 @@ public final class Analytics: Sendable {
 
     /// Ends the session.
     public func endSession() {
-        engine.perform { _ in self.parts.pillarSlots.session?.endSession() }
+        engine.performCall("endSession call") { _ in self.parts.pillarSlots.session?.endSession() }
     }
 
     /// The device's anonymous id; waits for initialization, never empty.
@@ -279,7 +279,7 @@ public final class Analytics: Sendable {
     ///
     /// - Parameter enabled: Whether uploads carry the header.
     public func setTracing(_ enabled: Bool) {
-        engine.perform { self.pillars($0).destination?($0).uploader?.tracing = enabled }
+        engine.performCall("setTracing call") { self.pillars($0).destination?($0).uploader?.tracing = enabled }
     }
 
     /// Keeps one deep-link URL for the next `Application Opened` event (last wins). With
@@ -294,7 +294,7 @@ public final class Analytics: Sendable {
             current.engine.logger.warning("sdk.deep_link_ignored: recordOpenedURL ignored: lifecycle tracking is off (InitOptions.trackLifecycleEvents)")
             return
         }
-        current.engine.perform { self.pillars($0).lifecycle?($0).recordOpenedURL(url, sourceApplication: sourceApplication) }
+        current.engine.performCall("recordOpenedURL call") { self.pillars($0).lifecycle?($0).recordOpenedURL(url, sourceApplication: sourceApplication) }
     }
 
     /// Delivers or persists what is queued within `timeout` seconds (10 by default), then stops;

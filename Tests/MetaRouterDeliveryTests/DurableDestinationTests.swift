@@ -195,17 +195,17 @@ struct OwnFormat: DeliveryFormat {
         #expect(own?.retries ?? 0 >= 1)
     }
 
-    /// A format whose `request(for:)` does not return holds up only its own destination: while
-    /// it is stuck the instance takes calls and the built-in destination delivers them (seen
-    /// at its collector, not through the executor); once it returns, its destination delivers
-    /// every event once, in order.
-    @Test func aStuckFormatHoldsUpOnlyItsOwnDestination() async throws {
+    /// A format whose `request(for:)` or `verdict(for:)` does not return holds up only its own
+    /// destination: while it is stuck the instance takes calls and the built-in destination
+    /// delivers them (seen at its collector, not through the executor); once it returns, its
+    /// destination delivers every event once, in order.
+    @Test(arguments: [false, true]) func aStuckFormatHoldsUpOnlyItsOwnDestination(inVerdict: Bool) async throws {
         let builtIn = try await Collector.start(), vendor = try await Collector.start()
         defer { builtIn.stop(); vendor.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let gate = FormatGate()
-        let format = GatedFormat(inner: OwnFormat(host: vendor.baseURL), gate: gate)
+        let format = GatedFormat(inner: OwnFormat(host: vendor.baseURL), gate: gate, inVerdict: inVerdict)
         let analytics = instance(builtIn: builtIn, own: DurableDestination(key: "Own", format: format, options: fast(5)), directory: directory.url)
         for index in 0..<20 { analytics.track("Step", properties: ["n": index]) }
         analytics.flush()
@@ -219,7 +219,7 @@ struct OwnFormat: DeliveryFormat {
             return await analytics.getDebugInfo().destinations["Own"]?.sent == 30
         }
         await analytics.shutdown()
-        #expect(stuck, "the format was never asked for a request")
+        #expect(stuck, "the format was never called")
         #expect(builtInDelivered, "the built-in destination waited for the stuck format")
         #expect(ownDelivered)
         let numbers = try await vendor.requests().filter { $0.status == 200 }.flatMap(\.events).compactMap(\.number)
@@ -376,15 +376,19 @@ private final class FormatGate: Sendable {
     func open() { opened.signal() }
 }
 
-/// ``OwnFormat`` whose requests wait at a gate.
+/// ``OwnFormat`` whose requests, or verdicts, wait at a gate.
 private struct GatedFormat: DeliveryFormat {
     let inner: OwnFormat
     let gate: FormatGate
+    let inVerdict: Bool
 
     func request(for batch: DeliveryBatch) throws -> DeliveryRequest {
-        gate.pass()
+        if !inVerdict { gate.pass() }
         return try inner.request(for: batch)
     }
 
-    func verdict(for response: DeliveryResponse) -> DeliveryVerdict { inner.verdict(for: response) }
+    func verdict(for response: DeliveryResponse) -> DeliveryVerdict {
+        if inVerdict { gate.pass() }
+        return inner.verdict(for: response)
+    }
 }

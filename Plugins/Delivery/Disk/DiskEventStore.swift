@@ -273,8 +273,10 @@ package final class DiskEventStore: EventStore {
         returnToHead(Taken(entries: current.entries, events: current.batch.events))
     }
 
-    /// Empties the queue and deletes the segment files, starting a fresh one.
+    /// Empties the queue and deletes the segment files, starting a fresh one. A closed log
+    /// belongs to whoever opens it next: nothing is removed, and no file touched.
     package func removeAll() -> [QueuedEvent] {
+        guard !closed else { return [] }
         let removed = (pending?.batch.events ?? []) + takeFromHead(entries.count - head).events
         entries = EntryIndex()
         head = 0

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What the client says when the ingress refuses an event: a dropped call, a fork child, or
-/// a full ingress (one line per interval, and the rest of a burst at a quiet moment).
+/// What the client says when the ingress refuses an event — a dropped call, a fork child, or
+/// a full ingress (one line per interval, and the rest of a burst at a quiet moment) — and the
+/// calls it drops once it is shut down.
 extension AnalyticsClient {
     /// Reports what refused an event, if anything did.
     func answer(_ admission: PipelineExecutor.Admission, type: EventType) {
@@ -18,6 +19,26 @@ extension AnalyticsClient {
                     + "executor (Configuration.maxPendingEvents); \(overflowedEvents) dropped this way in all")
         }
     }
+
+    /// Runs the work of an app's call (one that is not an event: an identity, consent or
+    /// settings change) on the executor, in order with the events — unless the client's shutdown
+    /// reached the executor first: then the call is dropped, counted and logged
+    /// (`sdk.call_dropped`), as an event made after the shutdown is, for the files it would
+    /// change belong to the next instance.
+    ///
+    /// - Parameters:
+    ///   - call: What the call is, for the log line ("setConsent call").
+    ///   - work: Gets the timeline, which must not leave the closure.
+    package func performCall(_ call: String, _ work: @escaping @Sendable (Timeline) -> Void) {
+        perform { [self] timeline in
+            guard !status.withLock({ $0.closedToCalls }) else { return noteDroppedCall(call) }
+            work(timeline)
+        }
+    }
+
+    /// Whether the client's shutdown has reached the executor (read there: what runs after it
+    /// is dropped as a call would be).
+    package var isClosedToCalls: Bool { status.withLock { $0.closedToCalls } }
 
     /// Logs the events refused at a full ingress that no line has counted yet. Not in a fork
     /// child: the ingress lock may have been held by a thread the child does not have.
@@ -38,6 +59,7 @@ extension AnalyticsClient {
     ///   - successor: The client that runs the kept calls and every later one.
     ///   - first: Work to run ahead of the kept calls, given how many events they are.
     package func handOver(to successor: AnalyticsClient, first: (Int) -> (@Sendable (Timeline) -> Void)?) {
+        status.withLock { $0.successor = successor }
         executor.handOver(to: successor.executor) { events in first(events).map(Command.operation) }
     }
 

@@ -13,7 +13,13 @@ public final class AnalyticsClient: Sendable {
         var lifecycle: ClientLifecycle = .initializing
         var disabledReason: String?
         var droppedCalls = 0
+        /// Set on the executor as the shutdown's work begins: calls that reach the executor
+        /// after it are dropped (``performCall(_:_:)``), whenever they were made.
+        var closedToCalls = false
         var pendingResets = 0
+        /// The client this one's kept calls went to (``handOver(to:first:)``), which answers for
+        /// the calls forwarded to it.
+        var successor: AnalyticsClient?
         var plugins: [PluginHandoff] = []
     }
 
@@ -209,7 +215,7 @@ public final class AnalyticsClient: Sendable {
             if $0.lifecycle == .ready { $0.lifecycle = .resetting }
         }
         perform { [self] timeline in
-            timeline.apply { $0.reset() }
+            if status.withLock({ $0.closedToCalls }) { noteDroppedCall("reset call") } else { timeline.apply { $0.reset() } }
             status.withLock {
                 $0.pendingResets -= 1
                 if $0.pendingResets == 0, $0.lifecycle == .resetting { $0.lifecycle = .ready }
@@ -241,6 +247,9 @@ public final class AnalyticsClient: Sendable {
         status.withLock { if $0.lifecycle != .disabled { $0.lifecycle = .shutDown } }
         executor.refuseEvents()
         reportUnreportedOverflow()
+        // Ahead of the plugins' shutdown on the executor: what the log, the identity store and
+        // the other files hold is the next instance's once this one has finished.
+        perform { [self] _ in status.withLock { $0.closedToCalls = true } }
         let undurable = Locked(0)
         let finished = await completeOnPlugins(deadline: timeout) { plugin, done in
             if let holder = plugin as? any DurabilityReporting {
@@ -351,12 +360,16 @@ public final class AnalyticsClient: Sendable {
 
     /// Counts a call the executor refused because the client is shut down or disabled; logs
     /// the first such drop loudly and the rest at debug level.
-    func noteDroppedCall(_ what: @autoclosure () -> String) {
-        let (first, reason) = status.withLock { status -> (Bool, String) in
+    package func noteDroppedCall(_ what: @autoclosure () -> String) {
+        let (first, reason, successor) = status.withLock { status -> (Bool, String, AnalyticsClient?) in
+            // A call kept for `shared` and refused by the instance it went to: that instance
+            // counts it, and logs it to the app's sink.
+            if let successor = status.successor { return (false, "", successor) }
             status.droppedCalls += 1
             let reason = status.lifecycle == .disabled ? "disabled: \(status.disabledReason ?? "")" : "shut down"
-            return (status.droppedCalls == 1, reason)
+            return (status.droppedCalls == 1, reason, nil)
         }
+        if let successor { return successor.noteDroppedCall(what()) }
         logger.log(first ? .warning : .debug, "sdk.call_dropped: dropped \(what()): client is \(reason)")
     }
 }
