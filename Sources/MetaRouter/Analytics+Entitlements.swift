@@ -46,8 +46,9 @@ extension Analytics {
             }
             guard !client.isInForkedChild else { return reply(.failure(.notConfigured)) }
             client.perform { timeline in
-                guard !client.isClosedToCalls else {
-                    client.noteDroppedCall("refreshEntitlements call")
+                let running = timeline.client ?? client
+                guard !running.isClosedToCalls else {
+                    running.noteDroppedCall("refreshEntitlements call")
                     return reply(.failure(.unavailable("the instance is shut down")))
                 }
                 guard let plugin = self.pillars(timeline).entitlements?(timeline) else { return reply(.failure(.notConfigured)) }
@@ -131,7 +132,7 @@ extension Analytics {
         let engine = parts.engine
         engine.perform { timeline in
             // After a shutdown the call itself was dropped (and logged): no user changed.
-            guard !engine.isClosedToCalls else { return }
+            guard !(timeline.client ?? engine).isClosedToCalls else { return }
             if let plugin = slots.found.entitlements?(timeline) {
                 plugin.userDidChange(timeline)
             } else {
@@ -149,7 +150,7 @@ extension Analytics {
         let engine = parts.engine
         engine.perform { timeline in
             // After a shutdown the call itself was dropped (and logged): no user changed.
-            guard !engine.isClosedToCalls, let plugin = self.pillars(timeline).entitlements?(timeline) else { return }
+            guard !(timeline.client ?? engine).isClosedToCalls, let plugin = self.pillars(timeline).entitlements?(timeline) else { return }
             plugin.cache.beginUserChange()
             plugin.userDidChange(timeline)
         }

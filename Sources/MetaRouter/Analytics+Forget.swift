@@ -40,8 +40,8 @@ extension Analytics {
     public func forget() async -> ForgetReport {
         let found = await onExecutor { timeline -> ForgetReport? in
             // After a shutdown the files are the next instance's: nothing is touched.
-            guard !self.engine.isClosedToCalls else {
-                self.engine.noteDroppedCall("forget call")
+            if let running = timeline.client, running.isClosedToCalls {
+                running.noteDroppedCall("forget call")
                 return nil
             }
             let storage = self.engine.configuration.storage

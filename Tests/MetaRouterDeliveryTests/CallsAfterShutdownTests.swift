@@ -81,4 +81,43 @@ import Testing
         let numbers = try await collector.acceptedEvents().compactMap(\.number)
         #expect(numbers == [0, 1, 2, 3, 4, 100], "\(numbers)")
     }
+
+    /// A `shared` caller that read the engine keeping its calls before `initialize` bound it,
+    /// and calls only after the bound instance shut down: the call is forwarded to that
+    /// instance and dropped there, logged to its sink, and the successor's identity stays.
+    @Test func aCallForwardedFromSharedAfterTheShutdownIsDroppedToo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let identityFile = directory.url.appendingPathComponent("identity.json")
+        let firstLogs = RecordingLogSink()
+        func options(_ logs: RecordingLogSink) -> InitOptions {
+            var options = InitOptions(writeKey: "forwarded-\(UUID())", ingestionHost: "http://127.0.0.1:9", flushIntervalSeconds: 3600)
+            options.storageDirectory = directory.url
+            options.keyValueStore = FileKeyValueStore(file: identityFile)
+            options.logSink = logs
+            return options
+        }
+        let shared = MetaRouter.Analytics.unboundShared()
+        shared.track("Kept")
+        let keeping = shared.engine
+        var firstOptions = options(firstLogs)
+        firstOptions.writeKey = "forwarded-key"
+        let first = MetaRouter.Analytics.instance(for: firstOptions)
+        #expect(shared.bind(first))
+        await first.shutdown(timeout: 5)
+        var secondOptions = options(RecordingLogSink())
+        secondOptions.writeKey = "forwarded-key"
+        let second = MetaRouter.Analytics.instance(for: secondOptions)
+        let anonymousId = await second.getAnonymousId()
+
+        keeping.reset()
+        keeping.track("Late")
+        await first.engine.settle()
+
+        // Counted by the instance, and its first drop logged to its sink (the rest at debug).
+        #expect(first.engine.droppedCalls == 2)
+        #expect(firstLogs.messages.contains { $0.contains("sdk.call_dropped") }, "\(firstLogs.messages.suffix(4))")
+        #expect(FileKeyValueStore(file: identityFile).string(forKey: IdentityKeys.anonymousId) == anonymousId)
+        await second.shutdown(timeout: 5)
+    }
 }

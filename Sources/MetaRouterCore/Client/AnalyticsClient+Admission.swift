@@ -31,7 +31,9 @@ extension AnalyticsClient {
     ///   - work: Gets the timeline, which must not leave the closure.
     package func performCall(_ call: String, _ work: @escaping @Sendable (Timeline) -> Void) {
         perform { [self] timeline in
-            guard !status.withLock({ $0.closedToCalls }) else { return noteDroppedCall(call) }
+            // The client whose executor runs it: a call kept for `shared` runs on the instance's.
+            let running = timeline.client ?? self
+            guard !running.isClosedToCalls else { return running.noteDroppedCall(call) }
             work(timeline)
         }
     }

@@ -215,7 +215,9 @@ public final class AnalyticsClient: Sendable {
             if $0.lifecycle == .ready { $0.lifecycle = .resetting }
         }
         perform { [self] timeline in
-            if status.withLock({ $0.closedToCalls }) { noteDroppedCall("reset call") } else { timeline.apply { $0.reset() } }
+            // The client whose executor runs it: a reset kept for `shared` runs on the instance's.
+            let running = timeline.client ?? self
+            if running.isClosedToCalls { running.noteDroppedCall("reset call") } else { timeline.apply { $0.reset() } }
             status.withLock {
                 $0.pendingResets -= 1
                 if $0.pendingResets == 0, $0.lifecycle == .resetting { $0.lifecycle = .ready }
