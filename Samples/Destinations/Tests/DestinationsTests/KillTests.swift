@@ -61,16 +61,18 @@ import Testing
         defer { builtIn.stop(); host.stop() }
         let storage = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: storage) }
-        // A slow vendor (0.3 s an answer, 4 events a batch): the kill lands mid-delivery.
-        try await host.script([], fallback: VendorServer.Answer(delay: 0.3))
+        // The vendor answers two batches (4 events each) and holds the third: the kill lands
+        // while a request is in flight, however slowly this machine runs the test.
+        try await host.script([VendorServer.Answer(), VendorServer.Answer()], fallback: VendorServer.Answer(delay: 30))
         let first = try child(vendor, storage: storage, builtIn: builtIn.url, host: host.url, from: 0, to: 40, log: storage.appendingPathComponent("first.log"))
         let durable = await eventually(within: 20) { said("durable 40", in: storage.appendingPathComponent("first.log")) }
         #expect(durable, "\(vendor): the first child never said its events were in the log")
-        let midRun = try await eventually(within: 20) { try await host.requests().count >= 2 }
+        let midRun = try await eventually(within: 20) { try await host.requests().count >= 3 }
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let beforeKill = try await arrivals(vendor, host).count
         #expect(midRun && beforeKill < 40, "\(vendor): the kill should land mid-run (\(beforeKill) of 40 delivered)")
+        try await host.script([])
 
         let second = try child(vendor, storage: storage, builtIn: builtIn.url, host: host.url, from: 40, to: 50, log: storage.appendingPathComponent("second.log"))
         defer {
