@@ -21,6 +21,10 @@ package final class BatchUploader {
     /// With a wire that runs off the executor (a format of the integrator's): where its
     /// requests are written and its answers read, one at a time.
     private let formatQueue: DispatchQueue?
+    /// The attempt whose request may still leave once its format has written it: none (0) once
+    /// the attempt is settled without it (the watchdog gave up on a format that took too long)
+    /// or the uploader closed, so a late write never sends a batch twice or after a shutdown.
+    private let leavingAttempt = Locked(0)
     let policies: [any FlushPolicy]
     let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
@@ -190,6 +194,7 @@ package final class BatchUploader {
         guard !closed else { return }
         reportUnreportedEvictions()
         closed = true
+        leavingAttempt.withLock { $0 = 0 }
         stop()
         store.close()
         guard let transport = transport as? any InvalidatableHTTPTransport else { return }
@@ -225,9 +230,12 @@ package final class BatchUploader {
         if let formatQueue {
             inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
             armWatchdog(after: watchdog.limit)
-            formatQueue.async { [wire, uploaderHandle] in
+            leavingAttempt.withLock { $0 = attempt }
+            formatQueue.async { [wire, uploaderHandle, leavingAttempt] in
                 do {
-                    leave(try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt))
+                    let request = try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt)
+                    // Handed over under the lock a settling or closing executor takes.
+                    leavingAttempt.withLock { if $0 == attempt { leave(request) } }
                 } catch {
                     uploaderHandle.run { $0.handle(.failure(UnwritableBatch(error: error)), for: batch, attempt: attempt) }
                 }
@@ -276,6 +284,7 @@ package final class BatchUploader {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
         inFlight = nil
+        if formatQueue != nil { leavingAttempt.withLock { $0 = 0 } }
         guard !closed else { return resolveWaiters() }
         defer { scheduleCommit() }
         if case .failure(let unwritable as UnwritableBatch) = outcome {

@@ -109,6 +109,10 @@ extension Analytics {
             client.noteForkedChild()
             return .refused(reason: "this process is a fork() child of the one that created the instance")
         }
+        guard client.lifecycle != .shutDown else {
+            // Its purchase files are the next instance's: a purchase kept here would be lost.
+            return .refused(reason: "the instance is shut down: record the purchase with the instance for its write key")
+        }
         let recording = cache.admitPurchase(transactionId: transactionId, evidenceBytes: evidence.utf8.count)
         switch recording {
         case .queued:

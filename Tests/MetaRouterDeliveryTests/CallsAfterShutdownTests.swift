@@ -15,7 +15,7 @@ import Testing
     static let calls = [
         "reset", "forget", "setAdvertisingId", "clearAdvertisingId", "setConsent", "registerSuperProperty",
         "registerSuperPropertyOnce", "unregisterSuperProperty", "setScrubPII", "startSession", "endSession", "setTracing",
-        "addBreadcrumb", "captureError", "setTrackingPlan",
+        "addBreadcrumb", "captureError", "setTrackingPlan", "add(plugin:)", "recordPurchase",
     ]
 
     private struct Failure: Error {}
@@ -37,6 +37,11 @@ import Testing
         case "addBreadcrumb": analytics.addBreadcrumb(Breadcrumb(category: "ui", message: "tapped"))
         case "captureError": analytics.captureError(Failure())
         case "setTrackingPlan": analytics.setTrackingPlan(nil)
+        case "add(plugin:)": analytics.add(plugin: DurableDestination(key: "Own", format: OwnFormat(host: URL(string: "http://127.0.0.1:9")!)))
+        case "recordPurchase":
+            // Refused at the call, for the caller to keep.
+            if case .refused = analytics.recordPurchase(transactionId: "tx-1", evidence: "grant:pro") { return }
+            Issue.record("a purchase on a shut-down instance was taken")
         default: Issue.record("no such call: \(name)")
         }
     }
@@ -55,6 +60,7 @@ import Testing
             options.keyValueStore = FileKeyValueStore(file: identityFile)
             options.logSink = logs
             options.onPermanentFailure = { failure in dropped.withLock { $0.append(failure.reason) } }
+            if call == "recordPurchase" { options.entitlements = EntitlementOptions() }
             return options
         }
         try await collector.script(fallback: ScriptedResponse(status: 503))
@@ -67,7 +73,10 @@ import Testing
         await make(call, on: first)
         await first.engine.settle()
 
-        #expect(firstLogs.messages.contains { $0.contains("sdk.call_dropped") && $0.contains("\(call) call") }, "\(firstLogs.messages.suffix(3))")
+        // A purchase is refused at the call instead, for the caller to keep.
+        if call != "recordPurchase" {
+            #expect(firstLogs.messages.contains { $0.contains("sdk.call_dropped") && $0.contains("\(call) call") }, "\(firstLogs.messages.suffix(3))")
+        }
         #expect(FileKeyValueStore(file: identityFile).string(forKey: IdentityKeys.anonymousId) == anonymousId)
         try await collector.script()
         second.track("After", properties: ["n": 100])

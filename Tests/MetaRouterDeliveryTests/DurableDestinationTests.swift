@@ -361,7 +361,7 @@ private struct UncheckedDestination: @unchecked Sendable {  // given to exactly 
 }
 
 /// Holds every `request(for:)` of a ``GatedFormat`` until opened.
-private final class FormatGate: Sendable {
+final class FormatGate: Sendable {
     private let opened = DispatchSemaphore(value: 0)
     /// Whether a request was asked for.
     let entered = Locked(false)
@@ -377,7 +377,7 @@ private final class FormatGate: Sendable {
 }
 
 /// ``OwnFormat`` whose requests, or verdicts, wait at a gate.
-private struct GatedFormat: DeliveryFormat {
+struct GatedFormat: DeliveryFormat {
     let inner: OwnFormat
     let gate: FormatGate
     let inVerdict: Bool

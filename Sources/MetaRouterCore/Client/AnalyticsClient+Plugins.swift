@@ -14,7 +14,8 @@ extension AnalyticsClient {
     package func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
         let handoff = PluginHandoff(plugin)
         status.withLock { $0.plugins.append(handoff) }
-        perform { $0.add(handoff.plugin, at: position) }
+        // After a shutdown it is not added: a destination would open the next instance's log.
+        performCall("add(plugin:) call") { $0.add(handoff.plugin, at: position) }
         return plugin
     }
 
@@ -26,7 +27,7 @@ extension AnalyticsClient {
     ///   - position: Where in the destination's timeline it goes.
     package func add(plugin: any Plugin, toDestination destinationKey: String, at position: PluginPosition = .last) {
         let handoff = PluginHandoff(plugin)
-        perform { [logger] timeline in
+        performCall("add(plugin:toDestination:) call") { [logger] timeline in
             guard let destination = timeline.destination(key: destinationKey) else {
                 logger.warning("sdk.destination_missing: no destination \"\(destinationKey)\" to add \(type(of: handoff.plugin)) to")
                 return
