@@ -39,13 +39,7 @@ struct OwnFormat: DeliveryFormat {
     private func instance(
         builtIn: Collector, own: DurableDestination, directory: URL, writeKey: String = "durable-\(UUID())"
     ) -> MetaRouter.Analytics {
-        var options = InitOptions(writeKey: writeKey, ingestionHost: builtIn.baseURL.absoluteString, flushIntervalSeconds: 1)
-        options.storageDirectory = directory
-        options.keyValueStore = InMemoryKeyValueStore()
-        options.logSink = RecordingLogSink()
-        let handoff = UncheckedDestination(own)
-        options.plugins = { [handoff.destination] }
-        return MetaRouter.Analytics.instance(for: options)
+        instanceBesideTheBuiltIn(own, host: builtIn.baseURL, directory: directory, writeKey: writeKey)
     }
 
     private func fast(_ batch: Int = 100) -> DurableDestinationOptions {
@@ -352,6 +346,18 @@ struct OwnFormat: DeliveryFormat {
         #expect(own?.dropped[.rejected] == 1)
         #expect(try await vendor.acceptedEvents().compactMap(\.number) == Array(0..<10))
     }
+}
+
+/// An instance whose built-in destination sends to `host`, with `own` beside it, a flush every
+/// second, its own storage `directory` and log sink.
+func instanceBesideTheBuiltIn(_ own: DurableDestination, host: URL, directory: URL, writeKey: String) -> MetaRouter.Analytics {
+    var options = InitOptions(writeKey: writeKey, ingestionHost: host.absoluteString, flushIntervalSeconds: 1)
+    options.storageDirectory = directory
+    options.keyValueStore = InMemoryKeyValueStore()
+    options.logSink = RecordingLogSink()
+    let handoff = UncheckedDestination(own)
+    options.plugins = { [handoff.destination] }
+    return MetaRouter.Analytics.instance(for: options)
 }
 
 /// Hands one destination to one instance's `@Sendable` plugin factory.

@@ -26,16 +26,6 @@ import Testing
         var ownBatches: [String] { sent.current.filter { $0.url.path.hasSuffix("own/batch") }.compactMap { $0.headers["X-Batch-Id"] } }
     }
 
-    private func instance(_ directory: URL, _ destination: DurableDestination) -> MetaRouter.Analytics {
-        var options = InitOptions(writeKey: "stuck-format", ingestionHost: "http://127.0.0.1:9", flushIntervalSeconds: 3600)
-        options.storageDirectory = directory
-        options.keyValueStore = InMemoryKeyValueStore()
-        options.logSink = RecordingLogSink()
-        let handoff = Handoff(destination)
-        options.plugins = { [handoff.destination] }
-        return MetaRouter.Analytics.instance(for: options)
-    }
-
     @Test func aRequestWrittenAfterTheShutdownNeverLeaves() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -46,7 +36,7 @@ import Testing
         let stuck = DurableDestination(key: "Own", format: GatedFormat(inner: OwnFormat(host: host), gate: gate, inVerdict: false), options: small)
         let first = RecordingTransport()
         stuck.transport = first
-        let analytics = instance(directory.url, stuck)
+        let analytics = instanceBesideTheBuiltIn(stuck, host: host, directory: directory.url, writeKey: "stuck-format")
         for index in 0..<5 { analytics.track("Step", properties: ["n": index]) }
         analytics.flush()
         #expect(await eventually { gate.entered.current }, "the format was never asked for a request")
@@ -59,7 +49,7 @@ import Testing
         let next = DurableDestination(key: "Own", format: OwnFormat(host: host), options: small)
         let second = RecordingTransport()
         next.transport = second
-        let successor = instance(directory.url, next)
+        let successor = instanceBesideTheBuiltIn(next, host: host, directory: directory.url, writeKey: "stuck-format")
         let delivered = await eventually {
             await successor.flushAndWait()
             return await successor.getDebugInfo().destinations["Own"]?.sent == 5
@@ -68,10 +58,4 @@ import Testing
         #expect(delivered)
         #expect(second.ownBatches.count == 1, "\(second.ownBatches)")
     }
-}
-
-/// Hands one destination to one instance's `@Sendable` plugin factory.
-private struct Handoff: @unchecked Sendable {  // given to exactly one instance, which alone calls it
-    let destination: DurableDestination
-    init(_ destination: DurableDestination) { self.destination = destination }
 }
