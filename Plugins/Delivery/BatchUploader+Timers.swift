@@ -39,11 +39,26 @@ extension BatchUploader {
 
     func checkWatchdog() {
         guard let analytics else { return }
-        switch watchdog.fired(started: inFlight?.started, now: analytics.configuration.clock.uptime()) {
+        let now = analytics.configuration.clock.uptime()
+        switch watchdog.fired(started: startOfRequestInFlight(now: now), now: now) {
         case .idle: break
         case .remaining(let delay): armWatchdog(after: delay)
         case .expired:
             if let current = inFlight { handle(.failure(URLError(.timedOut)), for: current.batch, attempt: current.attempt) }
+        }
+    }
+
+    /// When the request in flight started, for the watchdog: with a format, when it reached the
+    /// transport, or until then when the format was asked for it. A format's request found
+    /// expired is settled in the same step, so it cannot reach the transport afterwards.
+    private func startOfRequestInFlight(now: TimeInterval) -> TimeInterval? {
+        guard let current = inFlight else { return nil }
+        guard formatQueue != nil else { return current.started }
+        return leaving.withLock { state in
+            guard state.attempt == current.attempt else { return current.started }
+            let started = state.leftAt ?? current.started
+            if watchdog.hasExpired(started: started, now: now) { state.settle() }
+            return started
         }
     }
 

@@ -20,11 +20,9 @@ package final class BatchUploader {
     let compression: RequestCompression?
     /// With a wire that runs off the executor (a format of the integrator's): where its
     /// requests are written and its answers read, one at a time.
-    private let formatQueue: DispatchQueue?
-    /// The attempt whose request may still leave once its format has written it: none (0) once
-    /// the attempt is settled without it (the watchdog gave up on a format that took too long)
-    /// or the uploader closed, so a late write never sends a batch twice or after a shutdown.
-    private let leavingAttempt = Locked(0)
+    let formatQueue: DispatchQueue?
+    /// With a format: which attempt's request may still reach the transport, and when it did.
+    let leaving = Locked(LeavingRequest())
     let policies: [any FlushPolicy]
     let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
@@ -194,7 +192,7 @@ package final class BatchUploader {
         guard !closed else { return }
         reportUnreportedEvictions()
         closed = true
-        leavingAttempt.withLock { $0 = 0 }
+        leaving.withLock { $0.settle() }
         stop()
         store.close()
         guard let transport = transport as? any InvalidatableHTTPTransport else { return }
@@ -230,12 +228,10 @@ package final class BatchUploader {
         if let formatQueue {
             inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
             armWatchdog(after: watchdog.limit)
-            leavingAttempt.withLock { $0 = attempt }
-            formatQueue.async { [wire, uploaderHandle, leavingAttempt] in
+            leaving.withLock { $0 = LeavingRequest(attempt: attempt) }
+            formatQueue.async { [wire, uploaderHandle] in
                 do {
-                    let request = try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt)
-                    // Handed over under the lock a settling or closing executor takes.
-                    leavingAttempt.withLock { if $0 == attempt { leave(request) } }
+                    leave(try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt))
                 } catch {
                     uploaderHandle.run { $0.handle(.failure(UnwritableBatch(error: error)), for: batch, attempt: attempt) }
                 }
@@ -284,7 +280,7 @@ package final class BatchUploader {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
         inFlight = nil
-        if formatQueue != nil { leavingAttempt.withLock { $0 = 0 } }
+        if formatQueue != nil { leaving.withLock { $0.settle() } }
         guard !closed else { return resolveWaiters() }
         defer { scheduleCommit() }
         if case .failure(let unwritable as UnwritableBatch) = outcome {

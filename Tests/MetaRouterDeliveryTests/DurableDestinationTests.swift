@@ -349,10 +349,13 @@ struct OwnFormat: DeliveryFormat {
 }
 
 /// An instance whose built-in destination sends to `host`, with `own` beside it, a flush every
-/// second, its own storage `directory` and log sink.
-func instanceBesideTheBuiltIn(_ own: DurableDestination, host: URL, directory: URL, writeKey: String) -> MetaRouter.Analytics {
+/// second, its own storage `directory` and log sink, on `clock` when given.
+func instanceBesideTheBuiltIn(
+    _ own: DurableDestination, host: URL, directory: URL, writeKey: String, clock: (any AnalyticsClock)? = nil
+) -> MetaRouter.Analytics {
     var options = InitOptions(writeKey: writeKey, ingestionHost: host.absoluteString, flushIntervalSeconds: 1)
     options.storageDirectory = directory
+    options.clock = clock
     options.keyValueStore = InMemoryKeyValueStore()
     options.logSink = RecordingLogSink()
     let handoff = UncheckedDestination(own)

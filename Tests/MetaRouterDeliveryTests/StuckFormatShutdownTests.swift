@@ -4,36 +4,47 @@ import MetaRouterTesting
 import Testing
 
 @testable import MetaRouter
+@testable import MetaRouterDelivery
 
-/// A format still writing its request when its instance shuts down: the shutdown returns within
-/// its timeout, the request the format hands over afterwards never leaves, and the next instance
-/// on the same storage sends the batch — once, under its id.
+/// Records the requests sent through it, answers each 200 (or, told not to, never answers),
+/// and says when it is invalidated (after everything its destination's format queue held).
+final class RecordingTransport: InvalidatableHTTPTransport, Sendable {
+    let sent = Locked<[TransportRequest]>([])
+    let invalidated = Locked(false)
+    private let answers: Bool
+
+    init(answers: Bool = true) { self.answers = answers }
+
+    func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
+        sent.withLock { $0.append(request) }
+        guard answers else { return }
+        DispatchQueue.global(qos: .utility).async { completion(.success(TransportResponse(status: 200, headers: [:], body: Data()))) }
+    }
+
+    func invalidate() { invalidated.withLock { $0 = true } }
+
+    /// The batch ids of the requests to the destination's own path.
+    var ownBatches: [String] { sent.current.filter { $0.url.path.hasSuffix("own/batch") }.compactMap { $0.headers["X-Batch-Id"] } }
+}
+
+/// A format still writing its request — or its request still being compressed — when its
+/// instance shuts down: the shutdown returns within its timeout, the request never leaves
+/// afterwards, and the next instance on the same storage sends the batch, once, under its id.
 @Suite struct StuckFormatShutdownTests {
-    /// Records the requests sent through it, answers each 200, and says when it is invalidated
-    /// (after everything its destination's format queue held).
-    final class RecordingTransport: InvalidatableHTTPTransport, Sendable {
-        let sent = Locked<[TransportRequest]>([])
-        let invalidated = Locked(false)
+    private let host = URL(string: "http://127.0.0.1:9")!
 
-        func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
-            sent.withLock { $0.append(request) }
-            DispatchQueue.global(qos: .utility).async { completion(.success(TransportResponse(status: 200, headers: [:], body: Data()))) }
-        }
-
-        func invalidate() { invalidated.withLock { $0 = true } }
-
-        /// The batch ids of the requests to the destination's own path.
-        var ownBatches: [String] { sent.current.filter { $0.url.path.hasSuffix("own/batch") }.compactMap { $0.headers["X-Batch-Id"] } }
+    private func options(gzip: Bool = false) -> DurableDestinationOptions {
+        var options = DurableDestinationOptions()
+        options.maxBatchEvents = 5
+        options.gzip = gzip
+        return options
     }
 
     @Test func aRequestWrittenAfterTheShutdownNeverLeaves() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let host = URL(string: "http://127.0.0.1:9")!
-        var small = DurableDestinationOptions()
-        small.maxBatchEvents = 5
         let gate = FormatGate()
-        let stuck = DurableDestination(key: "Own", format: GatedFormat(inner: OwnFormat(host: host), gate: gate, inVerdict: false), options: small)
+        let stuck = DurableDestination(key: "Own", format: GatedFormat(inner: OwnFormat(host: host), gate: gate, inVerdict: false), options: options())
         let first = RecordingTransport()
         stuck.transport = first
         let analytics = instanceBesideTheBuiltIn(stuck, host: host, directory: directory.url, writeKey: "stuck-format")
@@ -45,11 +56,40 @@ import Testing
         #expect(await eventually { first.invalidated.current }, "the destination's transport was never let go")
         #expect(!finished, "the shutdown waited for a format that had not returned")
         #expect(first.ownBatches.isEmpty, "a request written after the shutdown left: \(first.ownBatches)")
+        try await expectTheSuccessorSendsTheBatchOnce(directory: directory.url, writeKey: "stuck-format")
+    }
 
-        let next = DurableDestination(key: "Own", format: OwnFormat(host: host), options: small)
+    /// With gzip on, the format has written its request before the shutdown, but the body is
+    /// still being compressed (the compression queue is held) when the shutdown returns.
+    @Test func aRequestStillCompressingAtTheShutdownNeverLeaves() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let written = FormatGate(), compressing = FormatGate()
+        written.open()
+        let stuck = DurableDestination(key: "Own", format: GatedFormat(inner: OwnFormat(host: host), gate: written, inVerdict: false), options: options(gzip: true))
+        let first = RecordingTransport()
+        stuck.transport = first
+        let analytics = instanceBesideTheBuiltIn(stuck, host: host, directory: directory.url, writeKey: "stuck-gzip")
+        #expect(await eventually { stuck.uploader != nil })
+        let uploader = try #require(stuck.uploader)
+        try #require(uploader.compression).afterPending { compressing.pass() }
+        for index in 0..<5 { analytics.track("Step", properties: ["n": index]) }
+        analytics.flush()
+        #expect(await eventually { written.entered.current }, "the format was never asked for a request")
+        try #require(uploader.formatQueue).sync {}
+        let finished = await analytics.shutdown(timeout: 1)
+        compressing.open()
+        #expect(await eventually { first.invalidated.current }, "the destination's transport was never let go")
+        #expect(!finished, "the shutdown waited for a request that had not been sent")
+        #expect(first.ownBatches.isEmpty, "a request compressed after the shutdown left: \(first.ownBatches)")
+        try await expectTheSuccessorSendsTheBatchOnce(directory: directory.url, writeKey: "stuck-gzip")
+    }
+
+    private func expectTheSuccessorSendsTheBatchOnce(directory: URL, writeKey: String) async throws {
+        let next = DurableDestination(key: "Own", format: OwnFormat(host: host), options: options())
         let second = RecordingTransport()
         next.transport = second
-        let successor = instanceBesideTheBuiltIn(next, host: host, directory: directory.url, writeKey: "stuck-format")
+        let successor = instanceBesideTheBuiltIn(next, host: host, directory: directory, writeKey: writeKey)
         let delivered = await eventually {
             await successor.flushAndWait()
             return await successor.getDebugInfo().destinations["Own"]?.sent == 5
