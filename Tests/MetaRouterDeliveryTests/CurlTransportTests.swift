@@ -49,10 +49,12 @@ import Testing
         #expect(next.status == 200 && !next.isTruncated)
     }
 
+    /// Through a pool of the test's own: the process's is shared with other tests, whose
+    /// returned handles can close this one's idle connection as the least recently used.
     @Test func everyRequestIsAnsweredOnAKeptConnection() async throws {
         let collector = try await Collector.start()
         defer { collector.stop() }
-        let transport = try #require(CurlTransport())
+        let transport = try CurlTransport(pool: CurlConnectionPool(curl: #require(LibCurl.shared), maxIdle: 4))
         var failures: [String] = []
         for index in 0..<200 {
             let outcome = await send(transport, batchRequest(collector, bytes: index % 2 == 0 ? 66_000 : 900))
