@@ -46,9 +46,7 @@ extension Analytics {
             }
             guard !client.isInForkedChild else { return reply(.failure(.notConfigured)) }
             client.perform { timeline in
-                let running = timeline.client ?? client
-                guard !running.isClosedToCalls else {
-                    running.noteDroppedCall("refreshEntitlements call")
+                guard !client.dropsCall("refreshEntitlements call", on: timeline) else {
                     return reply(.failure(.unavailable("the instance is shut down")))
                 }
                 guard let plugin = self.pillars(timeline).entitlements?(timeline) else { return reply(.failure(.notConfigured)) }
@@ -136,7 +134,7 @@ extension Analytics {
         let engine = parts.engine
         engine.perform { timeline in
             // After a shutdown the call itself was dropped (and logged): no user changed.
-            guard !(timeline.client ?? engine).isClosedToCalls else { return }
+            guard !engine.dropsCall(nil, on: timeline) else { return }
             if let plugin = slots.found.entitlements?(timeline) {
                 plugin.userDidChange(timeline)
             } else {
@@ -154,7 +152,7 @@ extension Analytics {
         let engine = parts.engine
         engine.perform { timeline in
             // After a shutdown the call itself was dropped (and logged): no user changed.
-            guard !(timeline.client ?? engine).isClosedToCalls, let plugin = self.pillars(timeline).entitlements?(timeline) else { return }
+            guard !engine.dropsCall(nil, on: timeline), let plugin = self.pillars(timeline).entitlements?(timeline) else { return }
             plugin.cache.beginUserChange()
             plugin.userDidChange(timeline)
         }

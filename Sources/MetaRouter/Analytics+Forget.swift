@@ -40,10 +40,7 @@ extension Analytics {
     public func forget() async -> ForgetReport {
         let found = await onExecutor { timeline -> ForgetReport? in
             // After a shutdown the files are the next instance's: nothing is touched.
-            if let running = timeline.client, running.isClosedToCalls {
-                running.noteDroppedCall("forget call")
-                return nil
-            }
+            if self.engine.dropsCall("forget call", on: timeline) { return nil }
             let storage = self.engine.configuration.storage
             let queued = self.pillars(timeline).destination?(timeline).uploader?.status().queueLength ?? 0
             let hadIdentity = [IdentityKeys.userId, IdentityKeys.groupId, IdentityKeys.traits]

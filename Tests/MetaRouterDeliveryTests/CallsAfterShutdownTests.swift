@@ -20,7 +20,9 @@ import Testing
 
     private struct Failure: Error {}
 
-    private func make(_ name: String, on analytics: MetaRouter.Analytics) async {
+    /// Makes the call named `name`; returns the plugin it added, if any.
+    @discardableResult
+    private func make(_ name: String, on analytics: MetaRouter.Analytics) async -> (any Plugin)? {
         switch name {
         case "reset": analytics.reset()
         case "forget": _ = await analytics.forget()
@@ -37,13 +39,17 @@ import Testing
         case "addBreadcrumb": analytics.addBreadcrumb(Breadcrumb(category: "ui", message: "tapped"))
         case "captureError": analytics.captureError(Failure())
         case "setTrackingPlan": analytics.setTrackingPlan(nil)
-        case "add(plugin:)": analytics.add(plugin: DurableDestination(key: "Own", format: OwnFormat(host: URL(string: "http://127.0.0.1:9")!)))
+        case "add(plugin:)":
+            let plugin = DurableDestination(key: "Own", format: OwnFormat(host: URL(string: "http://127.0.0.1:9")!))
+            analytics.add(plugin: plugin)
+            return plugin
         case "recordPurchase":
             // Refused at the call, for the caller to keep.
-            if case .refused = analytics.recordPurchase(transactionId: "tx-1", evidence: "grant:pro") { return }
+            if case .refused = analytics.recordPurchase(transactionId: "tx-1", evidence: "grant:pro") { return nil }
             Issue.record("a purchase on a shut-down instance was taken")
         default: Issue.record("no such call: \(name)")
         }
+        return nil
     }
 
     @Test(arguments: calls) func aCallAfterShutdownLeavesTheSuccessorAlone(_ call: String) async throws {
@@ -70,8 +76,9 @@ import Testing
         let second = MetaRouter.Analytics.instance(for: options(secondLogs))
         let anonymousId = await second.getAnonymousId()
 
-        await make(call, on: first)
+        weak let added = await make(call, on: first)
         await first.engine.settle()
+        #expect(added == nil, "a plugin not added is still kept")
 
         // A purchase is refused at the call instead, for the caller to keep.
         if call != "recordPurchase" {

@@ -31,16 +31,23 @@ extension AnalyticsClient {
     ///   - work: Gets the timeline, which must not leave the closure.
     package func performCall(_ call: String, _ work: @escaping @Sendable (Timeline) -> Void) {
         perform { [self] timeline in
-            // The client whose executor runs it: a call kept for `shared` runs on the instance's.
-            let running = timeline.client ?? self
-            guard !running.isClosedToCalls else { return running.noteDroppedCall(call) }
-            work(timeline)
+            if !dropsCall(call, on: timeline) { work(timeline) }
         }
+    }
+
+    /// Whether a call that reached the executor running `timeline` is dropped there: the client
+    /// whose executor it is (the instance's, for a call kept on `shared`) has shut down. The
+    /// drop is counted and logged under `call` when one is named.
+    package func dropsCall(_ call: String?, on timeline: Timeline) -> Bool {
+        let running = timeline.client ?? self
+        guard running.isClosedToCalls else { return false }
+        if let call { running.noteDroppedCall(call) }
+        return true
     }
 
     /// Whether the client's shutdown has reached the executor (read there: what runs after it
     /// is dropped as a call would be).
-    package var isClosedToCalls: Bool { status.withLock { $0.closedToCalls } }
+    var isClosedToCalls: Bool { status.withLock { $0.closedToCalls } }
 
     /// Logs the events refused at a full ingress that no line has counted yet. Not in a fork
     /// child: the ingress lock may have been held by a thread the child does not have.

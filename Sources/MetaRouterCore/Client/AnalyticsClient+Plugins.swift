@@ -14,8 +14,11 @@ extension AnalyticsClient {
     package func add(plugin: any Plugin, at position: PluginPosition = .last) -> any Plugin {
         let handoff = PluginHandoff(plugin)
         status.withLock { $0.plugins.append(handoff) }
-        // After a shutdown it is not added: a destination would open the next instance's log.
-        performCall("add(plugin:) call") { $0.add(handoff.plugin, at: position) }
+        perform { [self] timeline in
+            // After a shutdown it is not added: a destination would open the next instance's log.
+            guard dropsCall("add(plugin:) call", on: timeline) else { return timeline.add(handoff.plugin, at: position) }
+            status.withLock { $0.plugins.removeAll { $0.plugin === handoff.plugin } }
+        }
         return plugin
     }
 

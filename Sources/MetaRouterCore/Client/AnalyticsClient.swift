@@ -215,9 +215,7 @@ public final class AnalyticsClient: Sendable {
             if $0.lifecycle == .ready { $0.lifecycle = .resetting }
         }
         perform { [self] timeline in
-            // The client whose executor runs it: a reset kept for `shared` runs on the instance's.
-            let running = timeline.client ?? self
-            if running.isClosedToCalls { running.noteDroppedCall("reset call") } else { timeline.apply { $0.reset() } }
+            if !dropsCall("reset call", on: timeline) { timeline.apply { $0.reset() } }
             status.withLock {
                 $0.pendingResets -= 1
                 if $0.pendingResets == 0, $0.lifecycle == .resetting { $0.lifecycle = .ready }
