@@ -54,7 +54,7 @@ extension BatchUploader {
     private func startOfRequestInFlight(now: TimeInterval) -> TimeInterval? {
         guard let current = inFlight else { return nil }
         guard formatQueue != nil else { return current.started }
-        return leaving.withLock { state in
+        return departures.withLock { state in
             guard state.attempt == current.attempt else { return current.started }
             let started = state.leftAt ?? current.started
             if watchdog.hasExpired(started: started, now: now) { state.settle() }

@@ -21,8 +21,9 @@ package final class BatchUploader {
     /// With a wire that runs off the executor (a format of the integrator's): where its
     /// requests are written and its answers read, one at a time.
     let formatQueue: DispatchQueue?
-    /// With a format: which attempt's request may still reach the transport, and when it did.
-    let leaving = Locked(LeavingRequest())
+    /// What may still reach the transport; shared with the destination, which shuts it from
+    /// any thread when a shutdown passes its deadline.
+    let departures: Locked<DepartureGate>
     let policies: [any FlushPolicy]
     let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
@@ -67,9 +68,11 @@ package final class BatchUploader {
         wire: any UploadWire,
         transport: any HTTPTransport,
         policies: [any FlushPolicy],
+        departures: Locked<DepartureGate> = Locked(DepartureGate()),
         breakerRandom: @escaping @Sendable () -> Double = { Double.random(in: -1...1) },
         onPermanentFailure: (@Sendable (PermanentFailure) -> Void)? = nil
     ) {
+        self.departures = departures
         self.options = options
         self.store = store
         self.wire = wire
@@ -192,7 +195,7 @@ package final class BatchUploader {
         guard !closed else { return }
         reportUnreportedEvictions()
         closed = true
-        leaving.withLock { $0.settle() }
+        departures.withLock { $0.shut() }
         stop()
         store.close()
         guard let transport = transport as? any InvalidatableHTTPTransport else { return }
@@ -228,7 +231,7 @@ package final class BatchUploader {
         if let formatQueue {
             inFlight = InFlightRequest(attempt: attempt, started: now, batch: batch)
             armWatchdog(after: watchdog.limit)
-            leaving.withLock { $0 = LeavingRequest(attempt: attempt) }
+            departures.withLock { $0.open(for: attempt) }
             formatQueue.async { [wire, uploaderHandle] in
                 do {
                     leave(try wire.request(packed: batch.events, id: batch.idempotencyKey, sentAt: sentAt))
@@ -280,7 +283,7 @@ package final class BatchUploader {
         // An answer after a reset, or after the watchdog gave up on it, changes nothing.
         guard let current = inFlight, current.attempt == attempt, let analytics else { return }
         inFlight = nil
-        if formatQueue != nil { leaving.withLock { $0.settle() } }
+        if formatQueue != nil { departures.withLock { $0.settle() } }
         guard !closed else { return resolveWaiters() }
         defer { scheduleCommit() }
         if case .failure(let unwritable as UnwritableBatch) = outcome {

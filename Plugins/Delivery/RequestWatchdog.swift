@@ -55,7 +55,7 @@ struct RequestWatchdog {
 struct InFlightRequest {
     let attempt: Int
     /// When it left, or, with a format, when the format was asked to write it (until it reaches
-    /// the transport: ``LeavingRequest/leftAt``), in monotonic seconds.
+    /// the transport: ``DepartureGate/leftAt``), in monotonic seconds.
     let started: TimeInterval
     let batch: PendingBatch
     /// Why the queue was dropped while this was in flight (a reset, a consent withdrawn): its
@@ -63,18 +63,4 @@ struct InFlightRequest {
     var abandonedFor: DropReason?
     /// Whether the queue was dropped while this was in flight.
     var abandoned: Bool { abandonedFor != nil }
-}
-
-/// With a format that runs off the executor: the attempt whose request may still reach the
-/// transport once written (and compressed), and when it did. Settled (no attempt) once the
-/// executor has given the attempt up or closed, so a late write never sends a batch twice or
-/// after a shutdown.
-struct LeavingRequest {
-    /// The attempt, or 0 when none may leave.
-    var attempt = 0
-    /// When its request reached the transport, in monotonic seconds.
-    var leftAt: TimeInterval?
-
-    /// No request may leave until the next attempt.
-    mutating func settle() { self = LeavingRequest() }
 }

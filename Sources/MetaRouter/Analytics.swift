@@ -299,8 +299,10 @@ public final class Analytics: Sendable {
 
     /// Delivers or persists what is queued within `timeout` seconds (10 by default), then stops;
     /// later calls are dropped. When `timeout` passes with a request still out, delivery stops
-    /// anyway: the event log is closed and released as this returns, and the interrupted batch
-    /// is sent again, under its `Idempotency-Key`, by the next instance that opens the log. The
+    /// anyway: nothing is sent after this returns, the event log is closed and released as it
+    /// returns (or, when the executor is still behind, once it has written what was called
+    /// before the shutdown), and the interrupted batch is sent again, under its
+    /// `Idempotency-Key`, by the next instance that opens the log. The
     /// instance is forgotten as the shutdown begins: ``instance(for:)`` with its write key then
     /// creates a new one, which keeps its calls in order and opens the log only once this one
     /// has finished; ``shared``, bound to it, keeps its calls for the next

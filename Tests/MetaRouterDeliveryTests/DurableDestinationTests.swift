@@ -348,14 +348,17 @@ struct OwnFormat: DeliveryFormat {
     }
 }
 
-/// An instance whose built-in destination sends to `host`, with `own` beside it, a flush every
-/// second, its own storage `directory` and log sink, on `clock` when given.
+/// An instance whose built-in destination sends to `host` (through `transport` when given),
+/// with `own` beside it, a flush every second, its own storage `directory` and log sink, on
+/// `clock` when given.
 func instanceBesideTheBuiltIn(
-    _ own: DurableDestination, host: URL, directory: URL, writeKey: String, clock: (any AnalyticsClock)? = nil
+    _ own: DurableDestination, host: URL, directory: URL, writeKey: String, clock: (any AnalyticsClock)? = nil,
+    transport: (any HTTPTransport)? = nil
 ) -> MetaRouter.Analytics {
     var options = InitOptions(writeKey: writeKey, ingestionHost: host.absoluteString, flushIntervalSeconds: 1)
     options.storageDirectory = directory
     options.clock = clock
+    options.transport = transport
     options.keyValueStore = InMemoryKeyValueStore()
     options.logSink = RecordingLogSink()
     let handoff = UncheckedDestination(own)

@@ -85,6 +85,50 @@ final class RecordingTransport: InvalidatableHTTPTransport, Sendable {
         try await expectTheSuccessorSendsTheBatchOnce(directory: directory.url, writeKey: "stuck-gzip")
     }
 
+    /// The shutdown passes its deadline while another plugin holds the executor, with calls
+    /// waiting behind it: nothing of either destination reaches its transport after the
+    /// shutdown returned, although the executor reaches the destinations' closing only later;
+    /// the next instance sends what is left, each batch once.
+    @Test(arguments: [false, true]) func nothingLeavesAfterAShutdownThatPassedItsDeadlineOnABusyExecutor(gzip: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let written = FormatGate(), blocker = BlockingPlugin()
+        let stuck = DurableDestination(key: "Own", format: GatedFormat(inner: OwnFormat(host: host), gate: written, inVerdict: false), options: options(gzip: gzip))
+        let own = RecordingTransport(), builtIn = RecordingTransport()
+        stuck.transport = own
+        let writeKey = "busy-at-shutdown-\(gzip)"
+        let analytics = instanceBesideTheBuiltIn(stuck, host: host, directory: directory.url, writeKey: writeKey, transport: builtIn)
+        analytics.add(plugin: blocker)
+        for index in 0..<5 { analytics.track("Step", properties: ["n": index]) }
+        analytics.flush()
+        #expect(await eventually { written.entered.current }, "the format was never asked for a request")
+        analytics.track("Block")
+        #expect(await eventually { blocker.gate.entered.current }, "the executor was never held")
+        for index in 5..<10 { analytics.track("Step", properties: ["n": index]) }
+        analytics.flush()
+        let finished = await analytics.shutdown(timeout: 0.3)
+        let sentByBuiltIn = builtIn.sent.current.count
+        written.open()
+        blocker.gate.open()
+        #expect(await eventually { own.invalidated.current && builtIn.invalidated.current }, "a transport was never let go")
+        #expect(!finished)
+        #expect(own.ownBatches.isEmpty, "the destination sent after the shutdown returned: \(own.ownBatches)")
+        #expect(builtIn.sent.current.count == sentByBuiltIn, "the built-in destination sent after the shutdown returned")
+
+        let next = DurableDestination(key: "Own", format: OwnFormat(host: host), options: options())
+        let second = RecordingTransport()
+        next.transport = second
+        let successor = instanceBesideTheBuiltIn(next, host: host, directory: directory.url, writeKey: writeKey, transport: RecordingTransport())
+        let delivered = await eventually {
+            await successor.flushAndWait()
+            let info = await successor.getDebugInfo()
+            return info.destinations["Own"]?.sent == 11 && info.queueLength == 0
+        }
+        await successor.shutdown()
+        #expect(delivered)
+        #expect(Set(second.ownBatches).count == second.ownBatches.count, "\(second.ownBatches)")
+    }
+
     private func expectTheSuccessorSendsTheBatchOnce(directory: URL, writeKey: String) async throws {
         let next = DurableDestination(key: "Own", format: OwnFormat(host: host), options: options())
         let second = RecordingTransport()
@@ -97,5 +141,16 @@ final class RecordingTransport: InvalidatableHTTPTransport, Sendable {
         await successor.shutdown()
         #expect(delivered)
         #expect(second.ownBatches.count == 1, "\(second.ownBatches)")
+    }
+}
+
+/// Holds the executor inside `execute` on an event named `Block` until its gate opens.
+final class BlockingPlugin: Plugin, Sendable {
+    let type = PluginType.enrichment
+    let gate = FormatGate()
+
+    func execute(event: consuming Event) -> Event? {
+        if event.event == "Block" { gate.pass() }
+        return event
     }
 }

@@ -267,6 +267,8 @@ public final class AnalyticsClient: Sendable {
         var lost = undurable.current
         if !finished {
             logger.warning("sdk.shutdown_timeout: a plugin did not finish within \(timeout) s; not waiting for it")
+            // Now, whatever the executor is doing: it closes the holders when it gets to them.
+            for case let holder as any DurabilityReporting in status.withLock({ $0.plugins.map(\.plugin) }) { holder.stopSending() }
             lost = await closeHoldersNow()
         }
         if lost > 0 {
