@@ -53,9 +53,7 @@ final class RecordingTransport: InvalidatableHTTPTransport, Sendable {
         #expect(await eventually { gate.entered.current }, "the format was never asked for a request")
         let finished = await analytics.shutdown(timeout: 1)
         gate.open()
-        #expect(await eventually { first.invalidated.current }, "the destination's transport was never let go")
-        #expect(!finished, "the shutdown waited for a format that had not returned")
-        #expect(first.ownBatches.isEmpty, "a request written after the shutdown left: \(first.ownBatches)")
+        await expectNothingSent(through: first, finished: finished)
         try await expectTheSuccessorSendsTheBatchOnce(directory: directory.url, writeKey: "stuck-format")
     }
 
@@ -79,9 +77,7 @@ final class RecordingTransport: InvalidatableHTTPTransport, Sendable {
         try #require(uploader.formatQueue).sync {}
         let finished = await analytics.shutdown(timeout: 1)
         compressing.open()
-        #expect(await eventually { first.invalidated.current }, "the destination's transport was never let go")
-        #expect(!finished, "the shutdown waited for a request that had not been sent")
-        #expect(first.ownBatches.isEmpty, "a request compressed after the shutdown left: \(first.ownBatches)")
+        await expectNothingSent(through: first, finished: finished)
         try await expectTheSuccessorSendsTheBatchOnce(directory: directory.url, writeKey: "stuck-gzip")
     }
 
@@ -127,6 +123,14 @@ final class RecordingTransport: InvalidatableHTTPTransport, Sendable {
         await successor.shutdown()
         #expect(delivered)
         #expect(Set(second.ownBatches).count == second.ownBatches.count, "\(second.ownBatches)")
+    }
+
+    /// Once the held work is let go: the shutdown, which returned `finished`, did not wait for
+    /// it, and nothing of the destination reached `transport` before it was let go.
+    private func expectNothingSent(through transport: RecordingTransport, finished: Bool) async {
+        #expect(await eventually { transport.invalidated.current }, "the destination's transport was never let go")
+        #expect(!finished, "the shutdown waited for a request that had not left")
+        #expect(transport.ownBatches.isEmpty, "a request left after the shutdown: \(transport.ownBatches)")
     }
 
     private func expectTheSuccessorSendsTheBatchOnce(directory: URL, writeKey: String) async throws {
