@@ -21,9 +21,8 @@ package final class BatchUploader {
     /// With a wire that runs off the executor (a format of the integrator's): where its
     /// requests are written and its answers read, one at a time.
     let formatQueue: DispatchQueue?
-    /// What may still reach the transport; shared with the destination, which shuts it from
-    /// any thread when a shutdown passes its deadline.
-    let departures: Locked<DepartureGate>
+    /// Which of this uploader's requests may still reach the transport.
+    let departures = Locked(DepartureGate())
     let policies: [any FlushPolicy]
     let onPermanentFailure: (@Sendable (PermanentFailure) -> Void)?
     /// The counters behind ``stats``, readable from any thread.
@@ -68,11 +67,9 @@ package final class BatchUploader {
         wire: any UploadWire,
         transport: any HTTPTransport,
         policies: [any FlushPolicy],
-        departures: Locked<DepartureGate> = Locked(DepartureGate()),
         breakerRandom: @escaping @Sendable () -> Double = { Double.random(in: -1...1) },
         onPermanentFailure: (@Sendable (PermanentFailure) -> Void)? = nil
     ) {
-        self.departures = departures
         self.options = options
         self.store = store
         self.wire = wire

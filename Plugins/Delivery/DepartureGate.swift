@@ -2,7 +2,8 @@ import Foundation
 
 /// Which requests of an uploader may still reach its transport, from any thread: taken (a
 /// lock) around every hand-over to the transport, so that once the gate is shut, or an attempt
-/// settled, nothing more leaves — whatever is still being written or compressed.
+/// settled, nothing more leaves — whatever is still being written or compressed. (The
+/// instance's own ``AnalyticsClient/sendingOpen`` is taken inside it.)
 package struct DepartureGate {
     /// With a format that runs off the executor: the attempt whose request may still leave
     /// once written (and compressed), or 0 once the executor has settled it without that
@@ -10,8 +11,7 @@ package struct DepartureGate {
     private(set) var attempt = 0
     /// When that attempt's request reached the transport, in monotonic seconds.
     var leftAt: TimeInterval?
-    /// Nothing leaves again: the uploader closed, or the instance's shutdown passed its
-    /// deadline (perhaps while the executor was still behind, before it could close it).
+    /// Nothing leaves again: the uploader closed.
     private(set) var isShut = false
 
     /// A gate open to no attempt yet.

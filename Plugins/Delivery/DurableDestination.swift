@@ -29,9 +29,6 @@ public final class DurableDestination: DestinationPlugin, CompletingPlugin, Life
     /// The transport a format destination sends through (the SDK's default unless set before
     /// it joins; the benchmarks set an in-memory one).
     package var transport: (any HTTPTransport)?
-    /// What of the uploader's may still reach the transport: shut from any thread by
-    /// ``stopSending()``.
-    private let departures = Locked(DepartureGate())
 
     private let setup: Setup
 
@@ -73,7 +70,6 @@ public final class DurableDestination: DestinationPlugin, CompletingPlugin, Life
             wire: engine.wire,
             transport: engine.transport ?? HTTPTransports.standard(timeout: engine.upload.requestTimeout),
             policies: policies,
-            departures: departures,
             breakerRandom: engine.breakerRandom,
             onPermanentFailure: engine.onPermanentFailure)
         uploader.start(analytics: analytics)
@@ -162,6 +158,4 @@ extension DurableDestination: DurabilityReporting {
         uploader.close()
         return uploader.undurableEvents
     }
-
-    package func stopSending() { departures.withLock { $0.shut() } }
 }

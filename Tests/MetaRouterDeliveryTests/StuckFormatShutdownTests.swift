@@ -23,6 +23,14 @@ final class RecordingTransport: InvalidatableHTTPTransport, Sendable {
 
     func invalidate() { invalidated.withLock { $0 = true } }
 
+    /// The `n` property of every event sent, in either destination's body (`{"batch": […]}`).
+    var sentNumbers: [Int] {
+        sent.current.flatMap { request -> [Int] in
+            let batch = (try? JSONParser.parse(request.body))?["batch"]?.arrayValue ?? []
+            return batch.compactMap(\.number)
+        }
+    }
+
     /// The batch ids of the requests to the destination's own path.
     var ownBatches: [String] { sent.current.filter { $0.url.path.hasSuffix("own/batch") }.compactMap { $0.headers["X-Batch-Id"] } }
 }

@@ -75,7 +75,9 @@ public struct TransportResponse: Sendable, Hashable {
 ///
 /// A transport calls `completion` exactly once, from any thread, with a response or the error
 /// that prevented one (timeouts included). It must bound each request by `timeout` itself and
-/// must not be asked to cancel: the SDK never cancels an in-flight request.
+/// must not be asked to cancel: the SDK never cancels an in-flight request. `send` returns
+/// without waiting for the answer: a shutdown that passes its deadline waits for a `send` in
+/// progress to return.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and reports the outcome once.
     ///

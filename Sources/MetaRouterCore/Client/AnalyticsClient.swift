@@ -38,6 +38,11 @@ public final class AnalyticsClient: Sendable {
     package let lastEncodedEvent = LastEncodedEvent()
     let executor: PipelineExecutor
     let status = Locked(Status())
+    /// Whether the instance's destinations may still hand requests to their transports: shut
+    /// from the shutdown's own thread when its deadline passes, for every destination the
+    /// executor runs — one it is still behind on, or has yet to build. Taken around each
+    /// hand-over, so nothing leaves once it is shut.
+    package let sendingOpen = Locked(true)
 
     /// Creates a client with `plugins` in its timeline. It starts configuring them at once, on
     /// the executor, in the order given; calls made meanwhile wait, in order, and none are
@@ -268,7 +273,7 @@ public final class AnalyticsClient: Sendable {
         if !finished {
             logger.warning("sdk.shutdown_timeout: a plugin did not finish within \(timeout) s; not waiting for it")
             // Now, whatever the executor is doing: it closes the holders when it gets to them.
-            for case let holder as any DurabilityReporting in status.withLock({ $0.plugins.map(\.plugin) }) { holder.stopSending() }
+            sendingOpen.withLock { $0 = false }
             lost = await closeHoldersNow()
         }
         if lost > 0 {

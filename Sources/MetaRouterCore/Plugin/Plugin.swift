@@ -204,7 +204,4 @@ package protocol DurabilityReporting: CompletingPlugin {
     /// later changes nothing. Returns the number of accepted events neither delivered nor
     /// safely stored.
     func closeNow() -> Int
-    /// From any thread, when a shutdown's deadline passed: nothing is sent after this returns,
-    /// although the executor, still behind, has yet to reach ``closeNow()``.
-    func stopSending()
 }
