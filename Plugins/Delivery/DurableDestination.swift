@@ -7,7 +7,8 @@ import MetaRouterCore
 /// and restarts, `flushAndWait` and `shutdown` coverage, and its figures in
 /// `getDebugInfo().destinations[key]`. The ``DeliveryFormat`` decides only the request and what
 /// an answer means. The built-in MetaRouter destination is one of these. See
-/// `Docs/Destinations.md`.
+/// `Docs/Destinations.md`. Like any plugin it belongs to one instance at a time
+/// (`Docs/Plugins.md`).
 ///
 /// ```swift
 /// analytics.add(plugin: DurableDestination(key: "Amplitude", format: AmplitudeFormat(apiKey: key)))
