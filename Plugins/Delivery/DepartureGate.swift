@@ -4,7 +4,7 @@ import Foundation
 /// lock) around every hand-over to the transport, so that once the gate is shut, or an attempt
 /// settled, nothing more leaves — whatever is still being written or compressed. (The
 /// instance's own ``AnalyticsClient/sendingOpen`` is taken inside it.)
-package struct DepartureGate {
+struct DepartureGate {
     /// With a format that runs off the executor: the attempt whose request may still leave
     /// once written (and compressed), or 0 once the executor has settled it without that
     /// request (an answer, the watchdog giving up, the uploader closing).
@@ -13,9 +13,6 @@ package struct DepartureGate {
     var leftAt: TimeInterval?
     /// Nothing leaves again: the uploader closed.
     private(set) var isShut = false
-
-    /// A gate open to no attempt yet.
-    package init() {}
 
     /// Whether a request of `attempt` may reach the transport now; `byAttempt` for a format's
     /// request, which must also be the current attempt's.
@@ -34,7 +31,7 @@ package struct DepartureGate {
     }
 
     /// No request leaves again.
-    package mutating func shut() {
+    mutating func shut() {
         settle()
         isShut = true
     }
