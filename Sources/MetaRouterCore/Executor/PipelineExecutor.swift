@@ -1,34 +1,6 @@
 import Dispatch
 import Foundation
 
-/// One unit of work on the ordered path: an event, or an operation on the timeline (identity
-/// change, reset, plugin added, flush, a plugin's own continuation).
-package enum Command: Sendable {
-    /// An event to run through the timeline; its caller's values are converted first.
-    case event(PreparedEvent)
-    /// A track call whose event is made on the executor, then run like ``event(_:)``.
-    case track(TrackCall)
-    /// Track calls made one after another while the ingress was behind, their values packed
-    /// at the call (``PipelineExecutor/submitPacked(name:timestamp:values:problems:hint:)``).
-    case packedTracks(PackedTrackRun)
-    /// Work that runs on the executor with the timeline, in order with the events.
-    case operation(@Sendable (Timeline) -> Void)
-
-    /// Whether the command is an event (which the ingress bound counts and a refusal drops).
-    var isEvent: Bool {
-        switch self {
-        case .event, .track, .packedTracks: return true
-        case .operation: return false
-        }
-    }
-
-    /// Whether this is a ``track(_:)`` call (its case alone: the payload is not copied).
-    var isTrackCall: Bool {
-        if case .track = self { return true }
-        return false
-    }
-}
-
 /// The ordered ingress and the serial executor of one client.
 ///
 /// Callers append commands to a lock-guarded buffer; the first append into an idle buffer
@@ -36,7 +8,7 @@ package enum Command: Sendable {
 /// and runs it through the timeline, repeating until the buffer is empty — and, after events,
 /// until a short pause finds nothing new (``ExecutorActivity``). No `Task` is created per call,
 /// callers never wait for the executor, and commands run strictly in arrival order.
-final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` are only touched on `queue`
+final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` are only touched by a drain; `queue` and `pauseEnd` are written once, by the first start, before any drain or later start reads them (the ingress's activity orders every start after the drain before it)
     struct Ingress {
         init(held: Bool) { activity = ExecutorActivity(held: held) }
 
@@ -90,10 +62,13 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     private let maxPendingEvents: Int
     /// Seconds a drain waits for more events after running some (``ExecutorActivity/pause``).
     private let pause: Double
-    private let queue: DispatchQueue
+    private let label: String
+    /// The serial queue drains run on, made by the first start (``startDrain()``).
+    private var queue: DispatchQueue?
     let ingress: Locked<Ingress>
     /// Ends a pause early (``ExecutorActivity/Wake/endPause``); signalled once per pause at most.
-    private let pauseEnd = DispatchSemaphore(value: 0)
+    /// Made by the first start: only a drain pauses.
+    private var pauseEnd: DispatchSemaphore?
 
     /// The buffer the ingress gets when the executor takes its commands: the last batch's,
     /// emptied, or — while callers outrun the executor — a larger one whose pages the executor
@@ -105,17 +80,22 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// `maxPendingEvents`, 50,000, fits): a larger batch's buffer is freed.
     static let spareCapacity = 65_536
 
-    /// Marks `queue`, so code can ask whether it is running on this executor.
-    private let marker = DispatchSpecificKey<ObjectIdentifier>()
+    /// The executor the calling thread is draining, if any, for ``isCurrent``: set for the
+    /// length of each drain. A thread-specific value rather than the queue's own specific
+    /// value, whose generic key the Swift runtime would have to make while `initialize` waits.
+    private static let draining: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 
     /// An executor; a `held` one keeps commands in order and runs none until ``release()``.
     /// `pause` is for tests, which lengthen it to show what ends a pause early.
     init(label: String, held: Bool = false, maxPendingEvents: Int = Defaults.maxPendingEvents, pause: Double = ExecutorActivity.pause) {
         self.maxPendingEvents = max(1, maxPendingEvents)
         self.pause = pause
-        queue = DispatchQueue(label: label, qos: .utility)
+        self.label = label
         ingress = Locked(Ingress(held: held))
-        queue.setSpecific(key: marker, value: ObjectIdentifier(self))
     }
 
     /// Starts running the commands kept while held; does nothing when not held.
@@ -123,18 +103,29 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         let start = ingress.withLock { state in
             state.activity.released(hasWork: !state.pending.isEmpty || !state.prompt.isEmpty)
         }
-        if start { queue.async { self.drain() } }
+        if start { startDrain() }
+    }
+
+    /// Runs a drain on the executor's queue. The first start makes the queue on a thread of its
+    /// own (``FirstStart``), so that the thread creating a client never waits for libdispatch to
+    /// make a queue and its first worker thread.
+    private func startDrain() {
+        if let queue { return queue.async { self.drain() } }
+        FirstStart.run { [self] in
+            let queue = DispatchQueue(label: label, qos: .utility)
+            pauseEnd = DispatchSemaphore(value: 0)
+            self.queue = queue
+            queue.async { self.drain() }
+        }
     }
 
     /// Whether the caller is running on this executor.
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: marker) == ObjectIdentifier(self) }
+    var isCurrent: Bool { pthread_getspecific(Self.draining) == Unmanaged.passUnretained(self).toOpaque() }
 
     /// Stops a debug build when the caller is not on this executor; does nothing in release
     /// builds, where a misplaced call must not take the host down.
     func assertOnQueue() {
-        #if DEBUG
-        dispatchPrecondition(condition: .onQueue(queue))
-        #endif
+        assert(isCurrent, "not on the client's executor")
     }
 
     /// Appends a command and wakes the executor if it was idle; an event is refused when the
@@ -240,8 +231,8 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
 
     func perform(_ wake: ExecutorActivity.Wake) {
         switch wake {
-        case .start: queue.async { self.drain() }
-        case .endPause: pauseEnd.signal()
+        case .start: startDrain()
+        case .endPause: pauseEnd?.signal()
         case .none: break
         }
     }
@@ -252,7 +243,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// The capacities of the ingress's buffer and of ``spare`` once the current drain has
     /// ended, in commands (for tests). Not to be called on the executor.
     var capacitiesAfterDrain: (ingress: Int, spare: Int) {
-        let spare = queue.sync { self.spare.capacity }
+        let spare = queue?.sync { self.spare.capacity } ?? 0
         return (ingressCapacity, spare)
     }
 
@@ -270,6 +261,9 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     }
 
     private func drain() {
+        let outer = pthread_getspecific(Self.draining)
+        pthread_setspecific(Self.draining, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.draining, outer) }
         /// Whether events ran since the drain started or last paused: a stream may go on.
         var ranEvents = false
         while true {
@@ -364,7 +358,7 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     /// Waits up to ``ExecutorActivity/pause`` on the executor's thread; an operation or prompt
     /// work submitted meanwhile ends the wait.
     private func waitOutPause() {
-        guard pauseEnd.wait(timeout: .now() + pause) == .timedOut else { return }
+        guard let pauseEnd, pauseEnd.wait(timeout: .now() + pause) == .timedOut else { return }
         // A submission that ended the pause as it timed out signals (or is about to): take that
         // signal, so that it does not end the next pause.
         if ingress.withLock({ $0.activity.pauseTimedOut() }) { pauseEnd.wait() }
