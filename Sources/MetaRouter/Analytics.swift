@@ -16,8 +16,9 @@ import Foundation
 public final class Analytics: Sendable {
     /// What an instance runs on: its engine, the options it was made with and its handles on
     /// the built-in plugins. Fixed for an instance; for ``shared``, the bound instance's, or
-    /// before one is bound those of an engine that keeps the calls (``SharedSlot``).
-    package struct Parts: Sendable {
+    /// before one is bound those of an engine that keeps the calls (``SharedSlot``). A class:
+    /// every call reads them, and a reference is copied without the Swift runtime's help.
+    package final class Parts: Sendable {
         /// The engine: ordered ingress, executor and timeline.
         package let engine: AnalyticsClient
         /// The options the instance was created with.
@@ -33,6 +34,13 @@ public final class Analytics: Sendable {
         /// is never bound to it after, so calls kept for the next instance never reach one
         /// whose executor is shutting down.
         let shuttingDown = Locked(false)
+
+        init(engine: AnalyticsClient, options: InitOptions, configurationError: String?, pillarSlots: PillarSlots) {
+            self.engine = engine
+            self.options = options
+            self.configurationError = configurationError
+            self.pillarSlots = pillarSlots
+        }
     }
 
     /// An instance's parts; `nil` for ``shared``, whose parts are in ``slot``.

@@ -118,7 +118,7 @@ enum ClientFactory {
         configuration.maxPendingEvents = options.maxPendingEvents
         configuration.onInvalidInput = options.onInvalidInput
         #if Entitlements
-        let slots = PillarSlots(entitlementCache: options.entitlements.map { _ in EntitlementCache() })
+        let slots = PillarSlots(entitlementCache: options.entitlements != nil ? EntitlementCache() : nil)
         #else
         let slots = PillarSlots()
         #endif

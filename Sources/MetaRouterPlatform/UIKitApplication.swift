@@ -19,7 +19,7 @@ package enum UIKitApplication {
 }
 
 /// Opens once iOS reports protected data available (the device was unlocked since boot).
-package struct UIKitProtectedDataGate: StartGate {
+package final class UIKitProtectedDataGate: StartGate {
     package init() {}
 
     /// Checks on the main actor; when protected data is not yet available, waits for the

@@ -68,6 +68,6 @@ private final class StoreReadingPlugin: Plugin, @unchecked Sendable {  // `confi
     }
 }
 
-private struct OpenGate: StartGate {
+private final class OpenGate: StartGate {
     func whenOpen(_ body: @escaping @Sendable () -> Void) { body() }
 }

@@ -86,7 +86,7 @@ public final class AnalyticsClient: Sendable {
 
     /// `known`: the plugins `makePlugins` returns, when they exist already (listed at once for
     /// ``find(pluginType:)``); `nil` lists them when they are built.
-    private let companionBox = Locked<(any Sendable)?>(nil)
+    private let companionBox = Locked<(any AnyObject & Sendable)?>(nil)
 
     private init(configuration: Configuration, known: [PluginHandoff]?, makePlugins: @escaping @Sendable (AnalyticsClient) -> [any Plugin]) {
         ForkGuard.install()
@@ -121,7 +121,7 @@ public final class AnalyticsClient: Sendable {
     /// What the facade keeps beside this engine (its handles on the built-in plugins), set once
     /// when the instance is made; work on the executor finds it through its timeline, so it
     /// reaches this engine's plugins whatever the facade's calls go to by then.
-    package var companion: (any Sendable)? {
+    package var companion: (any AnyObject & Sendable)? {
         get { companionBox.current }
         set { companionBox.withLock { $0 = newValue } }
     }

@@ -8,7 +8,10 @@
 /// open an empty event log. And an instance made for a write key whose previous instance is
 /// still shutting down waits for it: two engines never read and write one event log and
 /// identity file at once. Servers and macOS need the first gate never.
-package protocol StartGate: Sendable {
+///
+/// A class protocol: an optional gate is then one reference, which the configuration copies
+/// without asking the Swift runtime for its type (an app's first `initialize` would pay that).
+package protocol StartGate: AnyObject, Sendable {
     /// Calls `body` once, from any thread, as soon as the gate is open — at once when it
     /// already is.
     func whenOpen(_ body: @escaping @Sendable () -> Void)

@@ -48,26 +48,26 @@ package enum ForkGuard {
     /// instances and `shared`'s. Each is held only briefly and never while taking another.
     package static func holdAcrossFork(_ lock: HeldAcrossFork) {
         install()
-        heldAcrossFork.withLock { $0.append(lock) }
+        heldAcrossFork.withLock { $0 = HeldLocks(lock, after: $0) }
     }
 
     private static let installed: Bool = {
         pthread_atfork(
             {
                 forkingHolds = heldAcrossFork.current
-                for lock in forkingHolds { lock.acquire() }
+                forkingHolds?.acquireAll()
             },
             {
-                for lock in forkingHolds.reversed() { lock.release() }
-                forkingHolds = []
+                forkingHolds?.releaseAll()
+                forkingHolds = nil
             },
             {
                 // The child has one thread here: its own lock is made afresh, unheld.
                 pthread_mutex_init(&forkedChild.pointee.lock, nil)
                 forkedChild.pointee.reported = false
                 forkedChild.pointee.isChild = true
-                for lock in forkingHolds.reversed() { lock.release() }
-                forkingHolds = []
+                forkingHolds?.releaseAll()
+                forkingHolds = nil
             }) == 0
     }()
 }
@@ -84,12 +84,36 @@ package struct HeldAcrossFork: Sendable {
     }
 }
 
+/// The locks held across a fork, newest first: a list of nodes, not an array, whose type the
+/// Swift runtime would make at its first use — in an app's first `initialize`.
+private final class HeldLocks: Sendable {
+    let lock: HeldAcrossFork
+    let next: HeldLocks?
+
+    init(_ lock: HeldAcrossFork, after next: HeldLocks?) {
+        self.lock = lock
+        self.next = next
+    }
+
+    /// Takes every lock, newest first.
+    func acquireAll() {
+        lock.acquire()
+        next?.acquireAll()
+    }
+
+    /// Releases every lock, oldest first.
+    func releaseAll() {
+        next?.releaseAll()
+        lock.release()
+    }
+}
+
 /// The locks held across a fork.
-private let heldAcrossFork = Locked<[HeldAcrossFork]>([])
+private let heldAcrossFork = Locked<HeldLocks?>(nil)
 
 /// The locks the thread forking now holds: written and read only by that thread, between the
 /// `pthread_atfork` handlers of one `fork()` (which the handlers' own order serialises).
-private nonisolated(unsafe) var forkingHolds: [HeldAcrossFork] = []
+private nonisolated(unsafe) var forkingHolds: HeldLocks?
 
 /// What a forked child knows of itself.
 private struct ForkState {
