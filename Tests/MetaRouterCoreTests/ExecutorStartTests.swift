@@ -61,4 +61,15 @@ import Testing
             #expect(!executor.isCurrent)
         }
     }
+
+    /// What the tests read of an executor may be read while its first start is still making its
+    /// queue (ThreadSanitizer checks the suite).
+    @Test func capacitiesAreReadableWhileTheFirstStartIsUnderWay() {
+        for round in 0..<200 {
+            let executor = PipelineExecutor(label: "test.first-start.read.\(round)")
+            executor.submit(.operation { _ in })
+            let read = executor.capacitiesAfterDrain
+            #expect(read.ingress >= 0 && read.spare >= 0)
+        }
+    }
 }

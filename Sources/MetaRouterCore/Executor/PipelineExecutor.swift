@@ -8,7 +8,7 @@ import Foundation
 /// and runs it through the timeline, repeating until the buffer is empty — and, after events,
 /// until a short pause finds nothing new (``ExecutorActivity``). No `Task` is created per call,
 /// callers never wait for the executor, and commands run strictly in arrival order.
-final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` are only touched by a drain; `queue` and `pauseEnd` are written once, by the first start, before any drain or later start reads them (the ingress's activity orders every start after the drain before it)
+final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` are only touched by a drain; `queue` and `pauseEnd` are written once, by the first start under the ingress's lock, before any drain or later start reads them (the ingress's activity orders every start after the drain before it)
     struct Ingress {
         init(held: Bool) { activity = ExecutorActivity(held: held) }
 
@@ -113,8 +113,12 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
         if let queue { return queue.async { self.drain() } }
         FirstStart.run { [self] in
             let queue = DispatchQueue(label: label, qos: .utility)
-            pauseEnd = DispatchSemaphore(value: 0)
-            self.queue = queue
+            let pauseEnd = DispatchSemaphore(value: 0)
+            // Under the ingress's lock, for ``capacitiesAfterDrain``, which no start orders.
+            ingress.withLock { _ in
+                self.queue = queue
+                self.pauseEnd = pauseEnd
+            }
             queue.async { self.drain() }
         }
     }
@@ -241,9 +245,10 @@ final class PipelineExecutor: @unchecked Sendable {  // `timeline` and `spare` a
     var ingressCapacity: Int { ingress.withLock { $0.pending.capacity } }
 
     /// The capacities of the ingress's buffer and of ``spare`` once the current drain has
-    /// ended, in commands (for tests). Not to be called on the executor.
+    /// ended, in commands (for tests): at once when no drain has begun (its first start may
+    /// still be making the queue). Not to be called on the executor.
     var capacitiesAfterDrain: (ingress: Int, spare: Int) {
-        let spare = queue?.sync { self.spare.capacity } ?? 0
+        let spare = ingress.withLock { _ in queue }?.sync { self.spare.capacity } ?? 0
         return (ingressCapacity, spare)
     }
 
