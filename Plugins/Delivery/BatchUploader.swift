@@ -80,7 +80,7 @@ package final class BatchUploader {
         self.onPermanentFailure = onPermanentFailure
         retries = RetryPlan(options: options, random: breakerRandom)
         batchSize = max(1, options.maxBatchSize)
-        watchdog = RequestWatchdog(limit: options.requestTimeout * 2 + 5)
+        watchdog = RequestWatchdog(limit: RequestWatchdog.limit(forRequestTimeout: options.requestTimeout))
     }
 
     /// Delivery counters, readable from any thread.

@@ -25,6 +25,10 @@ struct RequestWatchdog {
 
     init(limit: TimeInterval) { self.limit = limit }
 
+    /// The limit for requests whose transport times out after `requestTimeout` seconds: twice
+    /// that, and a grace period of 5 s.
+    static func limit(forRequestTimeout requestTimeout: TimeInterval) -> TimeInterval { requestTimeout * 2 + 5 }
+
     /// Schedules `check` `delay` seconds from now on `clock`, unless a check is pending.
     /// `check` runs on the clock's thread: it hops to the executor and calls ``fired(started:now:)``.
     mutating func arm(after delay: TimeInterval, on clock: any AnalyticsClock, check: @escaping @Sendable () -> Void) {
