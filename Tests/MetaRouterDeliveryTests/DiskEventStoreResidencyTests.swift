@@ -115,52 +115,54 @@ import Testing
     /// with now and then an entry no 16-byte slot holds: a sequence number far from its
     /// block's first (or before it), a payload of 16 MiB or more, a record far longer than its
     /// payload, a negative length as damage might give.
-    @Test func theIndexActsAsAnArray() {
-        var random = SeededRandom(seed: 53)
-        var index = EntryIndex()
-        var model: [DiskEventStore.Entry] = []
-        var next: UInt64 = 1
-        func entry(_ sequence: UInt64) -> DiskEventStore.Entry {
-            let payload: Int32 = random.next(50) == 0 ? [1 << 24, Int32.max - 300, -5, 0][random.next(4)] : Int32(random.next(40_000))
-            let overhead: Int32 = random.next(50) == 0 ? [256, 255, 70_000, -1][random.next(4)] : 74
-            return DiskEventStore.Entry(
-                sequence: sequence, segment: UInt64(random.next(1 << 20)), offset: random.next(1 << 30),
-                length: payload.addingReportingOverflow(overhead).partialValue, payloadCount: payload)
-        }
-        func same(_ left: DiskEventStore.Entry, _ right: DiskEventStore.Entry) -> Bool {
-            left.sequence == right.sequence && left.segment == right.segment && left.offset == right.offset
-                && left.length == right.length && left.payloadCount == right.payloadCount
-        }
-        for _ in 0..<2_000 {
-            switch random.next(10) {
-            case 0..<6:
-                for _ in 0..<random.next(3_000) {
-                    if random.next(500) == 0 { next += [UInt64(UInt32.max) - 1, UInt64(UInt32.max), 1 << 40][random.next(3)] }
-                    let added = entry(next)
-                    index.append(added)
-                    model.append(added)
-                    next += 1
+    @Test func theIndexActsAsAnArray() async throws {
+        try await offThePool {
+            var random = SeededRandom(seed: 53)
+            var index = EntryIndex()
+            var model: [DiskEventStore.Entry] = []
+            var next: UInt64 = 1
+            func entry(_ sequence: UInt64) -> DiskEventStore.Entry {
+                let payload: Int32 = random.next(50) == 0 ? [1 << 24, Int32.max - 300, -5, 0][random.next(4)] : Int32(random.next(40_000))
+                let overhead: Int32 = random.next(50) == 0 ? [256, 255, 70_000, -1][random.next(4)] : 74
+                return DiskEventStore.Entry(
+                    sequence: sequence, segment: UInt64(random.next(1 << 20)), offset: random.next(1 << 30),
+                    length: payload.addingReportingOverflow(overhead).partialValue, payloadCount: payload)
+            }
+            func same(_ left: DiskEventStore.Entry, _ right: DiskEventStore.Entry) -> Bool {
+                left.sequence == right.sequence && left.segment == right.segment && left.offset == right.offset
+                    && left.length == right.length && left.payloadCount == right.payloadCount
+            }
+            for _ in 0..<2_000 {
+                switch random.next(10) {
+                case 0..<6:
+                    for _ in 0..<random.next(3_000) {
+                        if random.next(500) == 0 { next += [UInt64(UInt32.max) - 1, UInt64(UInt32.max), 1 << 40][random.next(3)] }
+                        let added = entry(next)
+                        index.append(added)
+                        model.append(added)
+                        next += 1
+                    }
+                case 6, 7:
+                    guard !model.isEmpty else { continue }
+                    let position = random.next(model.count)
+                    let sequence = random.next(4) == 0 ? UInt64(random.next(1 << 20)) : model[position].sequence
+                    let written = random.next(2) == 0 ? entry(sequence) : { var moved = model[position]; moved.offset = 7; return moved }()
+                    index[position] = written
+                    model[position] = written
+                default:
+                    let blocks = random.next(3)
+                    index.dropBlocks(blocks)
+                    model.removeFirst(min(model.count, blocks * EntryIndex.blockSize))
                 }
-            case 6, 7:
-                guard !model.isEmpty else { continue }
-                let position = random.next(model.count)
-                let sequence = random.next(4) == 0 ? UInt64(random.next(1 << 20)) : model[position].sequence
-                let written = random.next(2) == 0 ? entry(sequence) : { var moved = model[position]; moved.offset = 7; return moved }()
-                index[position] = written
-                model[position] = written
-            default:
-                let blocks = random.next(3)
-                index.dropBlocks(blocks)
-                model.removeFirst(min(model.count, blocks * EntryIndex.blockSize))
+                guard index.count == model.count, index.capacity - index.count < EntryIndex.blockSize || index.count == 0 else {
+                    Issue.record("count \(index.count) against \(model.count), capacity \(index.capacity)")
+                    return
+                }
             }
-            guard index.count == model.count, index.capacity - index.count < EntryIndex.blockSize || index.count == 0 else {
-                Issue.record("count \(index.count) against \(model.count), capacity \(index.capacity)")
-                return
-            }
+            #expect(model.count > EntryIndex.blockSize)
+            let differing = zip(index, model).filter { !same($0, $1) }.count
+            #expect(differing == 0, "\(differing) of \(model.count) entries read back differently")
         }
-        #expect(model.count > EntryIndex.blockSize)
-        let differing = zip(index, model).filter { !same($0, $1) }.count
-        #expect(differing == 0, "\(differing) of \(model.count) entries read back differently")
     }
 
     @Test func evictedAndRemovedEventsAreReportedWhole() throws {

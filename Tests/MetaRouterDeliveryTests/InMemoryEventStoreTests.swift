@@ -43,7 +43,7 @@ import Testing
     private func event(_ index: Int, random: inout SeededRandom) -> QueuedEvent {
         let id = "id-\(index)-\(random.next(1_000_000))"
         let size = random.next(10) == 0 ? 20_000 + random.next(280_000) : random.next(300)
-        let body = String(repeating: "x", count: size)
+        let body = String(filling: "x", count: size)
         // Most formats write the messageId into the payload; some do not.
         let payload = random.next(4) == 0 ? "{\"b\":\"\(body)\"}" : "{\"messageId\":\"\(id)\",\"b\":\"\(body)\"}"
         let timestamp = Date(timeIntervalSinceReferenceDate: Double(random.next(1 << 40)) / 1024)
@@ -51,43 +51,45 @@ import Testing
     }
 
     @Test(arguments: 1...12)
-    func behavesLikeAnArrayOfEvents(seed: Int) {
-        var random = SeededRandom(seed: UInt64(seed))
-        let capacity = 1 + random.next(40)
-        let store = InMemoryEventStore(capacity: capacity)
-        var model = Model(capacity: capacity)
-        var made = 0
-        for step in 0..<3_000 {
-            switch random.next(10) {
-            case 0...5:
-                let next = event(made, random: &random)
-                made += 1
-                #expect(store.append(next) == model.append(next), "seed \(seed), step \(step): eviction")
-            case 6:
-                let maxCount = 1 + random.next(12)
-                let maxBytes = random.next(2) == 0 ? Int.max : random.next(100_000)
-                let batch = store.nextBatch(maxCount: maxCount, maxBytes: maxBytes)
-                let expected = model.take(maxCount: maxCount, maxBytes: maxBytes)
-                #expect(batch?.events == expected, "seed \(seed), step \(step): batch")
-                if let batch, model.pending == nil { model.pending = batch }
-            case 7:
-                if let batch = model.pending {
-                    store.acknowledge(batch)
-                    model.pending = nil
+    func behavesLikeAnArrayOfEvents(seed: Int) async throws {
+        try await offThePool {
+            var random = SeededRandom(seed: UInt64(seed))
+            let capacity = 1 + random.next(40)
+            let store = InMemoryEventStore(capacity: capacity)
+            var model = Model(capacity: capacity)
+            var made = 0
+            for step in 0..<3_000 {
+                switch random.next(10) {
+                case 0...5:
+                    let next = event(made, random: &random)
+                    made += 1
+                    #expect(store.append(next) == model.append(next), "seed \(seed), step \(step): eviction")
+                case 6:
+                    let maxCount = 1 + random.next(12)
+                    let maxBytes = random.next(2) == 0 ? Int.max : random.next(100_000)
+                    let batch = store.nextBatch(maxCount: maxCount, maxBytes: maxBytes)
+                    let expected = model.take(maxCount: maxCount, maxBytes: maxBytes)
+                    #expect(batch?.events == expected, "seed \(seed), step \(step): batch")
+                    if let batch, model.pending == nil { model.pending = batch }
+                case 7:
+                    if let batch = model.pending {
+                        store.acknowledge(batch)
+                        model.pending = nil
+                    }
+                case 8:
+                    if let batch = model.pending {
+                        store.release(batch)
+                        model.queued = batch.events + model.queued
+                        model.pending = nil
+                    }
+                default:
+                    if random.next(8) == 0 {
+                        #expect(store.removeAll() == (model.pending?.events ?? []) + model.queued, "seed \(seed), step \(step)")
+                        model = Model(capacity: capacity)
+                    }
                 }
-            case 8:
-                if let batch = model.pending {
-                    store.release(batch)
-                    model.queued = batch.events + model.queued
-                    model.pending = nil
-                }
-            default:
-                if random.next(8) == 0 {
-                    #expect(store.removeAll() == (model.pending?.events ?? []) + model.queued, "seed \(seed), step \(step)")
-                    model = Model(capacity: capacity)
-                }
+                #expect(store.count == model.count, "seed \(seed), step \(step): count")
             }
-            #expect(store.count == model.count, "seed \(seed), step \(step): count")
         }
     }
 

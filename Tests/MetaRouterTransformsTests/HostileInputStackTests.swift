@@ -49,19 +49,21 @@ import Testing
     /// A rule may list any number of actions, and a condition any number of `and` or `or` terms:
     /// none is nesting, so none is refused, and running them must not recurse once per action or
     /// term.
-    @Test func longActionListsAndTermChainsRunOnASmallStack() throws {
-        let count = 50_000
-        let actions = (0..<count).map { "set properties.a\($0) = 1" }.joined(separator: "\n")
-        let terms = (0..<count).map { "properties.price > -\($0)" }.joined(separator: " and ")
-        let alternatives = (0..<count).map { "event = \"E\($0)\"" }.joined(separator: " or ")
-        let text = "rule \"many\" {\n\(actions)\n}\nrule \"and\" { when \(terms)\n set properties.all = true }\n"
-            + "rule \"or\" { when \(alternatives)\n set properties.any = true }\n"
-        let rules = try RuleTextParser.parse(text)
-        let event = Event(type: .track, userId: "u", event: "E\(count - 1)", properties: ["price": 5])
-        let output = SmallStack.run { rules.apply(to: event) }
-        #expect(output?.properties?.count == count + 3)
-        #expect(output?.properties?["all"] == true)
-        #expect(output?.properties?["any"] == true)
+    @Test func longActionListsAndTermChainsRunOnASmallStack() async throws {
+        try await offThePool {
+            let count = 50_000
+            let actions = (0..<count).map { "set properties.a\($0) = 1" }.joined(separator: "\n")
+            let terms = (0..<count).map { "properties.price > -\($0)" }.joined(separator: " and ")
+            let alternatives = (0..<count).map { "event = \"E\($0)\"" }.joined(separator: " or ")
+            let text = "rule \"many\" {\n\(actions)\n}\nrule \"and\" { when \(terms)\n set properties.all = true }\n"
+                + "rule \"or\" { when \(alternatives)\n set properties.any = true }\n"
+            let rules = try RuleTextParser.parse(text)
+            let event = Event(type: .track, userId: "u", event: "E\(count - 1)", properties: ["price": 5])
+            let output = SmallStack.run { rules.apply(to: event) }
+            #expect(output?.properties?.count == count + 3)
+            #expect(output?.properties?["all"] == true)
+            #expect(output?.properties?["any"] == true)
+        }
     }
 
     @Test func ruleTextWithDeepNestingFailsToLoadWithItsLine() {

@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouterCore
+import MetaRouterTesting
 
 /// What a run of the child process (`Tests/CrashChild`) left: its standard output as lines, its
 /// standard error (the SDK's log lines) as text, and its exit status.

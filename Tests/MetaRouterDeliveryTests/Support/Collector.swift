@@ -1,5 +1,6 @@
 import Foundation
 import MetaRouterCore
+import MetaRouterTesting
 
 @testable import MetaRouterDelivery
 

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Runs `work` — a blocking wait (a child process, a collector's port line) or seconds of
+/// computation (a fuzz loop) — on a thread of its own instead of one of the threads of Swift's
+/// cooperative pool, as part of the calling task: `#expect` inside it is the test's.
+///
+/// The pool has one thread per core. A test holding one for seconds holds back every other
+/// test's `await`s: on a two-core machine a few such tests stalled the whole suite for a
+/// minute, and tests timing the SDK across that minute failed.
+///
+/// The task yields before the caller continues, which puts it back on the pool: code after the
+/// call must not run on the short-lived thread, as a process started from a thread that then
+/// exits is, now and then, never seen to exit by Foundation (a suite that did hung).
+package func offThePool<Value>(_ work: () throws -> Value) async throws -> Value {
+    let result = await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { Result { try work() } }
+    await Task.yield()
+    return try result.get()
+}
+
+/// Runs each job it is given on a new thread: the task executor of ``offThePool(_:)``, whose
+/// jobs block or compute for long, so no thread is shared between them.
+private final class ThreadPerJobExecutor: TaskExecutor {
+    static let shared = ThreadPerJobExecutor()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        Thread.detachNewThread { job.runSynchronously(on: executor) }
+    }
+}
