@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterTesting
 import Testing
 
 @testable import MetaRouterCore
@@ -37,7 +38,7 @@ import Testing
 
     /// Random contexts and values, against writing every time.
     @Test func resultsMatchWritingEveryTime() {
-        var random = SystemRandomNumberGenerator()
+        var random = SeededGenerator(seed: 0x636f_6e74)
         var rewrite = ContextRewrite()
         let contexts: [[String: JSON]] = [shared, [:], ["device": ["type": "tablet"]], shared.merging(["x": 1]) { $1 }]
         for _ in 0..<2_000 {

@@ -1,4 +1,5 @@
 import Foundation
+import MetaRouterTesting
 import Testing
 
 @testable import MetaRouterCore
@@ -145,7 +146,7 @@ import Testing
     /// Keys come out in byte order whatever the object's size (small objects are sorted in
     /// place, large ones as an array) and the text reads back as the same value.
     @Test func objectsOfEverySizeAreWrittenWithSortedKeys() throws {
-        var random = SystemRandomNumberGenerator()
+        var random = SeededGenerator(seed: 0x6a73_6f6e)
         for size in 0...40 {
             var members: [String: JSON] = [:]
             while members.count < size {

@@ -55,7 +55,7 @@ import Testing
             "^[A-Z]{3}-\\d+$", "ab", "^a", "b$", "[0-9]", "^[a-z]+$", "x{2}", "^[ab]{1,2}$", "a.b", "^\\d*$", "[^a]",
             "^x?a+$", "\\w{2}", "^[a-z0-9_-]{3,16}$", "\\.", "^\\s*$", "[\\d.]+", "^a{2,}$", "^$", "\\W",
         ]
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x7363_6865)
         let alphabet = Array("abxAZ09-_. \té😀")
         for pattern in patterns {
             let simple = try #require(SimplePattern(pattern), "\(pattern) should be in the subset")

@@ -102,7 +102,7 @@ private func value(_ text: String, _ event: Event = order) throws -> JSON? {
     @Test func generalMatcherAgreesWithTheDefinition() {
         let tokens = ["a", "b", "é", "*", "?", "[ab]", "[^a]", "[a-c]", "\\*", "\\a", "[", "\\"]
         let letters: [Character] = ["a", "b", "c", "é", "*", "["]
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x6578_7031)
         for _ in 0..<3_000 {
             let pattern = (0..<Int.random(in: 0...5, using: &generator)).map { _ in tokens.randomElement(using: &generator)! }.joined()
             let text = String((0..<Int.random(in: 0...6, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
@@ -206,7 +206,7 @@ private func value(_ text: String, _ event: Event = order) throws -> JSON? {
     /// character of two bytes) by characters. Both must agree with the general matcher.
     @Test func byteAndCharacterMatchingAgreeOnRandomPatterns() {
         let alphabet: [String] = ["a", "b", "ab", "é", "\r", "\n", "\r\n", " ", "e\u{301}"]
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x6578_7032)
         for _ in 0..<3_000 {
             let pattern = (0..<Int.random(in: 0...5, using: &generator)).map { _ in
                 Bool.random(using: &generator) ? "*" : alphabet.randomElement(using: &generator)!
