@@ -5,12 +5,11 @@ import Foundation
 /// cooperative pool, as part of the calling task: `#expect` inside it is the test's.
 ///
 /// The pool has one thread per core. A test holding one for seconds holds back every other
-/// test's `await`s: on a two-core machine a few such tests stalled the whole suite for a
-/// minute, and tests timing the SDK across that minute failed.
+/// test's `await`s, and a test that times the SDK across that wait can fail.
 ///
 /// The task yields before the caller continues, which puts it back on the pool: code after the
 /// call must not run on the short-lived thread, as a process started from a thread that then
-/// exits is, now and then, never seen to exit by Foundation (a suite that did hung).
+/// exits is, now and then, never seen to exit by Foundation.
 package func offThePool<Value>(_ work: () throws -> Value) async throws -> Value {
     let result = await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { Result { try work() } }
     await Task.yield()
