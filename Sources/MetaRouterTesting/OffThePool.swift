@@ -10,6 +10,10 @@ import Foundation
 /// The task yields before the caller continues, which puts it back on the pool: code after the
 /// call must not run on the short-lived thread, as a process started from a thread that then
 /// exits is, now and then, never seen to exit by Foundation.
+///
+/// Task executors need iOS 18 / macOS 15: on Apple platforms below that, a test target of an
+/// app built with this kit does not call it (the SDK's own tests run on Linux).
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 package func offThePool<Value>(_ work: () throws -> Value) async throws -> Value {
     let result = await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { Result { try work() } }
     await Task.yield()
@@ -18,6 +22,7 @@ package func offThePool<Value>(_ work: () throws -> Value) async throws -> Value
 
 /// Runs each job it is given on a new thread: the task executor of ``offThePool(_:)``, whose
 /// jobs block or compute for long, so no thread is shared between them.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 private final class ThreadPerJobExecutor: TaskExecutor {
     static let shared = ThreadPerJobExecutor()
 
