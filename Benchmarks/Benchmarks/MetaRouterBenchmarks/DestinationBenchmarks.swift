@@ -75,10 +75,9 @@ private enum FormatTime {
 /// (Unpaced, the calls outrun a destination whose format writes its requests on a queue of its
 /// own: one batch in flight, each needing that queue's thread, which waits for a core while the
 /// caller and the executor hold both; its backlog passes its 10,000-event cap, past which events
-/// are dropped.) The process's CPU time
-/// per event over the span from the first call to the last event sent. Reports each, each
-/// second destination's share over the built-in's (`×100`), and the events any round dropped,
-/// which must be 0 for the figures to count.
+/// are dropped.) The process's CPU time per event over the span from the first call to the last
+/// event sent. Reports each, each second destination's share over the built-in's (`×100`), and
+/// the events any round dropped, which must be 0 for the figures to count.
 func registerDestinationBenchmarks() {
     Benchmark(
         "a second durable destination: CPU per event against the built-in one's",
