@@ -137,8 +137,7 @@ private func destinationRound(delivery: Bool, own: Bool, format: any DeliveryFor
         analytics.track("Product Viewed", properties: ["sku": "SHOE-\(index)", "price": 19.99, "quantity": index % 7, "in_stock": true])
         if (index + 1) % 1_000 == 0 { runBlocking { await analytics.flushAndWait() } }
     }
-    let dropped = Dropped()
-    runBlocking {
+    let dropped = runBlocking { () -> Int in
         while true {
             let info = await analytics.getDebugInfo()
             // `stats.dropped` has the built-in destination's drops and those before any
@@ -148,19 +147,11 @@ private func destinationRound(delivery: Bool, own: Bool, format: any DeliveryFor
             let ownDropped = info.destinations["Vendor"].map { $0.dropped.values.reduce(0, +) } ?? 0
             let builtInDone = !delivery || info.stats.sent + builtInDropped >= total
             let ownDone = !own || (info.destinations["Vendor"]?.sent ?? 0) + ownDropped + beforeDelivery >= total
-            if builtInDone && ownDone {
-                dropped.count = builtInDropped + ownDropped
-                break
-            }
+            if builtInDone && ownDone { return builtInDropped + ownDropped }
             await analytics.flushAndWait()
         }
     }
     let used = ProcessUsage.now().since(before)
     runBlocking { _ = await analytics.shutdown() }
-    return (Int(used.cpuSeconds * 1e9 / Double(total)), dropped.count)
-}
-
-/// What a round's wait found dropped, handed out of its task.
-private final class Dropped: @unchecked Sendable {  // written by the one task `runBlocking` waits for, read after it
-    var count = 0
+    return (Int(used.cpuSeconds * 1e9 / Double(total)), dropped)
 }

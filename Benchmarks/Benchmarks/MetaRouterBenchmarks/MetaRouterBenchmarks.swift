@@ -71,13 +71,23 @@ func quantile(_ values: [UInt64], _ fraction: Double) -> UInt64 {
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
-func runBlocking(_ body: @escaping @Sendable () async -> Void) {
+/// Runs `body` in a task and waits for it on the calling thread (a benchmark's, never the pool's),
+/// returning what it returned.
+@discardableResult
+func runBlocking<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) -> Value {
     let done = DispatchSemaphore(value: 0)
+    let result = TaskResult<Value>()
     Task {
-        await body()
+        result.value = await body()
         done.signal()
     }
     done.wait()
+    return result.value!
+}
+
+/// What ``runBlocking(_:)``'s task returned.
+private final class TaskResult<Value: Sendable>: @unchecked Sendable {  // written by the task before `signal`, read after `wait`
+    var value: Value?
 }
 
 let benchmarks: @Sendable () -> Void = {
